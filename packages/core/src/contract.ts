@@ -2,6 +2,8 @@
 // Types only: nothing here pulls HTTP code into core.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
+import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import type { HttpListenOptions } from './http-options.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 
@@ -62,44 +64,33 @@ export interface RunningTransport {
   close(options: TransportCloseOptions): Promise<void>;
 }
 
-/**
- * Options of the streamable HTTP transport. Declared in core so that `listen()` is typed without
- * importing `@pier/transport-http`; that package interprets them (defaults are documented there).
- */
-export interface HttpListenOptions {
-  /** Address to bind. Default `127.0.0.1`. */
-  host?: string;
-  /** Port; `0` picks a free one. Default `3000`. */
-  port?: number;
-  /** Path of the MCP endpoint. Default `/mcp`. */
-  path?: string;
-  /** Give 2025-era clients sessions (`Mcp-Session-Id`, GET stream, DELETE). Default `false` (stateless). */
-  sessions?: boolean;
-  /** Most sessions open at once; beyond it a new one gets 503. Default 10,000. */
-  maxSessions?: number;
-  /** An idle session is closed after this long. Default 30 minutes. */
-  sessionIdleTimeoutMs?: number;
-  /** Largest request body accepted; larger gets 413. Default 4 MiB. */
-  maxBodyBytes?: number;
-  /** Extra `Host` names accepted besides the loopback ones. */
-  allowedHosts?: readonly string[];
-  /** Extra `Origin`s accepted besides the loopback ones. */
-  allowedOrigins?: readonly string[];
-  /** CORS: allowed origins (`'*'` for any). Off by default. */
-  cors?: { readonly origins: readonly string[] | '*'; readonly maxAgeSeconds?: number };
-  /** How long MCP requests are still served after draining begins. Default 5 s on SIGTERM, 0 on `close()`. */
-  drainDelayMs?: number;
-  /** How long in-flight requests get to finish once the listener closed. Default 10 s. */
-  shutdownTimeoutMs?: number;
-  /** Time allowed to receive the request headers. Default 10 s. */
-  headersTimeoutMs?: number;
-  /** Time allowed to receive a whole request (not applied to response streams). Default 30 s. */
-  requestTimeoutMs?: number;
-  /** Idle keep-alive connections are closed after this long. Default 5 s. */
-  keepAliveTimeoutMs?: number;
-}
-
 /** The shape `@pier/transport-http` exports for core's dynamic `import()`. */
 export interface HttpTransportModule {
   startHttpTransport(host: TransportHost, options: HttpListenOptions): Promise<RunningTransport>;
+}
+
+/**
+ * A plugin: a plain object with a `name` and a synchronous `setup`, run once by `createServer`.
+ * What it registers through the context is validated there (duplicate names and routes are errors).
+ */
+export interface PierPlugin {
+  readonly name: string;
+  setup(ctx: PluginContext): void;
+}
+
+/** What a plugin can do while it is set up, and keep using afterwards. */
+export interface PluginContext {
+  /** Name and version of the server the plugin is attached to. */
+  readonly server: ServerInfo;
+  /** The lifecycle state now (read it when you need it: it changes). */
+  readonly state: LifecycleState;
+  /** Subscribe to lifecycle changes; returns the unsubscribe function. */
+  onStateChange(listener: LifecycleListener): () => void;
+  addTool(tool: ToolDeclaration): void;
+  addResource(resource: ResourceDeclaration): void;
+  addPrompt(prompt: PromptDeclaration): void;
+  /** Served by HTTP transports before the MCP endpoint; not served over stdio. */
+  addRoute(route: HttpRoute): void;
+  /** The server's stderr logger, scoped to the plugin's name. */
+  readonly logger: Logger;
 }
