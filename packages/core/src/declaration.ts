@@ -1,10 +1,163 @@
-// Placeholder shapes; the full declaration model is written with the core package.
-export interface ToolDeclaration {
-  readonly name: string;
+// The declaration model: what a server, its tools, resources and prompts are, independent of how
+// they were declared (decorators or plain objects) and of the SDK that serves them.
+import type {
+  Annotations,
+  CallToolResult,
+  GetPromptResult,
+  PromptMessage,
+  ReadResourceResult,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { PromptContext, ResourceContext, ToolContext } from './context.js';
+import type { PierPlugin } from './contract.js';
+
+/** A zod object shape, such as `{ city: z.string() }`. */
+export type ZodShape = Readonly<Record<string, z.ZodType>>;
+
+/** Tool input, tool output or prompt arguments: a zod shape or a zod schema of an object. */
+export type ObjectSchema = ZodShape | z.ZodType<Record<string, unknown>>;
+
+/** The parsed value of an {@link ObjectSchema}: what a method receives. */
+export type SchemaOutput<S> = S extends z.ZodType
+  ? z.output<S>
+  : S extends ZodShape
+    ? z.output<z.ZodObject<S>>
+    : Record<string, never>;
+
+/** The value an {@link ObjectSchema} accepts before parsing: what a tool with an output schema returns. */
+export type SchemaInput<S> = S extends z.ZodType
+  ? z.input<S>
+  : S extends ZodShape
+    ? z.input<z.ZodObject<S>>
+    : Record<string, never>;
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * What a tool method may return. Without an output schema: a string (text content), a plain object
+ * (structured content plus its JSON as text), a full `CallToolResult` (passed through), or any other
+ * JSON value (its JSON as text). With one: an object matching it, or a `CallToolResult`.
+ */
+export type ToolReturn<O> = [O] extends [undefined] ? unknown : MaybePromise<SchemaInput<O> | CallToolResult>;
+
+/**
+ * What a resource method may return: a string (text), bytes (`Uint8Array`, sent as a base64 blob),
+ * a full `ReadResourceResult` (passed through) or another object (its JSON as text).
+ */
+export type ResourceReturn = MaybePromise<string | Uint8Array | ReadResourceResult | object>;
+
+/**
+ * What a prompt method may return: a string (one user message), one message, a list of messages,
+ * or a full `GetPromptResult` (passed through).
+ */
+export type PromptReturn = MaybePromise<string | PromptMessage | readonly PromptMessage[] | GetPromptResult>;
+
+/** Options of {@link Tool} (and of a plain tool, with `name` and `handler`). */
+export interface ToolOptions<
+  I extends ObjectSchema | undefined = undefined,
+  O extends ObjectSchema | undefined = undefined,
+> {
+  /** Tool name: 1–128 of `A-Z a-z 0-9 _ - .`, not starting or ending with `-` or `.`. Default: the method name. */
+  readonly name?: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Arguments: a zod shape or `z.object(...)`. The method's first parameter is its parsed value. */
+  readonly input?: I;
+  /** Structured result: a zod shape or `z.object(...)`. The returned object is checked against it. */
+  readonly output?: O;
+  readonly annotations?: ToolAnnotations;
 }
+
+/** Options of {@link Resource} (and of a plain resource, with `handler`). */
+export interface ResourceOptions {
+  /** The resource's URI, such as `config://app`. */
+  readonly uri: string;
+  /** Default: the method name. */
+  readonly name?: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Default: `text/plain` for a string, `application/json` for an object, `application/octet-stream` for bytes. */
+  readonly mimeType?: string;
+  readonly annotations?: Annotations;
+}
+
+/** Options of {@link Prompt} (and of a plain prompt, with `name` and `handler`). */
+export interface PromptOptions<A extends ObjectSchema | undefined = undefined> {
+  /** Default: the method name. */
+  readonly name?: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Arguments: a zod shape or `z.object(...)` of string fields (MCP prompt arguments are strings). */
+  readonly args?: A;
+}
+
+/** Options of {@link MCPServer}: the server's identity and its plugins. */
+export interface MCPServerOptions {
+  /** Required, non-empty. Reported to clients and used as the log scope. */
+  readonly name: string;
+  /** Required: dotted numbers (`1`, `1.2`, `1.2.3`) with an optional `-pre.release` and `+build`. */
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** Sent to clients: how to use this server (often given to the model). */
+  readonly instructions?: string;
+  /** Run in order by `createServer`. */
+  readonly plugins?: readonly PierPlugin[];
+}
+
+/**
+ * A tool as a plain object. The type parameters default to the widest handler, so any declared
+ * tool is a `ToolDeclaration`; build one with {@link defineTool} to get the argument type checked.
+ */
+export interface ToolDeclaration<Args = never, Result = unknown> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly input?: ObjectSchema;
+  readonly output?: ObjectSchema;
+  readonly annotations?: ToolAnnotations;
+  readonly handler: (args: Args, ctx: ToolContext) => Result;
+}
+
+/** A resource as a plain object; see {@link defineResource}. */
 export interface ResourceDeclaration {
   readonly name: string;
+  readonly uri: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  readonly annotations?: Annotations;
+  readonly handler: (uri: URL, ctx: ResourceContext) => ResourceReturn;
 }
-export interface PromptDeclaration {
+
+/** A prompt as a plain object; build one with {@link definePrompt} to get the argument type checked. */
+export interface PromptDeclaration<Args = never> {
   readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly args?: ObjectSchema;
+  readonly handler: (args: Args, ctx: PromptContext) => PromptReturn;
 }
+
+/** A whole server as a plain object: what decorators build, and what JavaScript users write. */
+export interface ServerDeclaration extends MCPServerOptions {
+  readonly tools?: readonly ToolDeclaration[];
+  readonly resources?: readonly ResourceDeclaration[];
+  readonly prompts?: readonly PromptDeclaration[];
+}
+
+/** A plain tool with its handler typed from its schemas. */
+export type ToolDefinition<
+  I extends ObjectSchema | undefined,
+  O extends ObjectSchema | undefined,
+> = ToolOptions<I, O> & {
+  readonly name: string;
+  readonly handler: (args: SchemaOutput<I>, ctx: ToolContext) => ToolReturn<O>;
+};
+
+/** A plain prompt with its handler typed from its argument schema. */
+export type PromptDefinition<A extends ObjectSchema | undefined> = PromptOptions<A> & {
+  readonly name: string;
+  readonly handler: (args: SchemaOutput<A>, ctx: PromptContext) => PromptReturn;
+};

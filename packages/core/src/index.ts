@@ -1,4 +1,11 @@
 export type {
+  ProgressOptions,
+  PromptContext,
+  RequestContext,
+  ResourceContext,
+  ToolContext,
+} from './context.js';
+export type {
   CloseReason,
   HttpRoute,
   HttpTransportModule,
@@ -10,8 +17,41 @@ export type {
   TransportCloseOptions,
   TransportHost,
 } from './contract.js';
-export type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
-export type { HttpListenOptions } from './http-options.js';
+export type {
+  MCPServerOptions,
+  ObjectSchema,
+  PromptDeclaration,
+  PromptDefinition,
+  PromptOptions,
+  PromptReturn,
+  ResourceDeclaration,
+  ResourceOptions,
+  ResourceReturn,
+  SchemaInput,
+  SchemaOutput,
+  ServerDeclaration,
+  ToolDeclaration,
+  ToolDefinition,
+  ToolOptions,
+  ToolReturn,
+  ZodShape,
+} from './declaration.js';
+export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
+export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
+export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
+export type { PierErrorCode } from './errors.js';
+export { PierError } from './errors.js';
+export type * from './http-options.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export { Lifecycle } from './lifecycle.js';
-export type { LogFields, Logger, LogLevel } from './logger.js';
+export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
+export { createLogger } from './logger.js';
+export type {
+  CloseOptions,
+  CreateServerOptions,
+  ListenOptions,
+  PierServer,
+  StreamableHttpListenOptions,
+} from './server.js';
+export { createServer, TRANSPORTS } from './server.js';
+export type { StdioListenOptions } from './stdio.js';

@@ -1,0 +1,264 @@
+// Everything a server serves, collected from its class (or plain declaration) and its plugins,
+// checked for clashes, and prepared once so that building an SDK server per request stays cheap.
+import { McpServer, type ServerContext, type ToolAnnotations } from '@modelcontextprotocol/server';
+import { requestContext, toolContext } from './context.js';
+import type { HttpRoute, ServerInfo } from './contract.js';
+import type {
+  PromptDeclaration,
+  ResourceDeclaration,
+  ServerDeclaration,
+  ToolDeclaration,
+} from './declaration.js';
+import { messageOf, PierError } from './errors.js';
+import type { Logger } from './logger.js';
+import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
+import { type PreparedSchema, prepareObjectSchema } from './schema.js';
+import { describe, fail } from './validate.js';
+
+type Register = (server: McpServer) => void;
+type Callback = (...args: unknown[]) => Promise<never>;
+
+/** Throws `DUPLICATE_NAME` when a declaration repeats a tool, resource or prompt name (or a resource URI). */
+export function assertUniqueNames(declaration: ServerDeclaration, source: string): void {
+  const check = (kind: string, names: readonly string[]) => {
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name))
+        throw new PierError('DUPLICATE_NAME', `${source} declares two ${kind}s named "${name}"`);
+      seen.add(name);
+    }
+  };
+  check(
+    'tool',
+    (declaration.tools ?? []).map((t) => t.name),
+  );
+  check(
+    'resource',
+    (declaration.resources ?? []).map((r) => r.name),
+  );
+  check(
+    'resource URI',
+    (declaration.resources ?? []).map((r) => r.uri),
+  );
+  check(
+    'prompt',
+    (declaration.prompts ?? []).map((p) => p.name),
+  );
+}
+
+/** Collects registrations, rejects clashes, and builds SDK servers from them. */
+export class Registry {
+  readonly #tools = new Map<string, string>();
+  readonly #resources = new Map<string, string>();
+  readonly #resourceUris = new Map<string, string>();
+  readonly #prompts = new Map<string, string>();
+  readonly #routes = new Map<string, { readonly route: HttpRoute; readonly source: string }>();
+  readonly #registrations: Register[] = [];
+  /** Handler calls still running, across every SDK server built here. */
+  readonly inFlight = new InFlight();
+
+  constructor(
+    private readonly info: ServerInfo & { readonly title?: string; readonly description?: string },
+    private readonly instructions: string | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Plugin routes in registration order. */
+  get routes(): readonly HttpRoute[] {
+    return Object.freeze([...this.#routes.values()].map(({ route }) => route));
+  }
+
+  addTool(tool: ToolDeclaration, source: string): void {
+    claim(this.#tools, 'tool', tool.name, source);
+    const where = `tool "${tool.name}" of ${source}`;
+    const input = tool.input && prepareObjectSchema(tool.input, where, 'input');
+    const output = tool.output && prepareObjectSchema(tool.output, where, 'output');
+    const config: {
+      title?: string;
+      description?: string;
+      inputSchema?: PreparedSchema;
+      outputSchema?: PreparedSchema;
+      annotations?: ToolAnnotations;
+    } = {
+      ...(tool.title !== undefined && { title: tool.title }),
+      ...(tool.description !== undefined && { description: tool.description }),
+      ...(input && { inputSchema: input }),
+      ...(output && { outputSchema: output }),
+      ...(tool.annotations !== undefined && { annotations: tool.annotations }),
+    };
+    const logger = this.logger.child(`tool:${tool.name}`);
+    const handler = tool.handler as (args: unknown, ctx: unknown) => unknown;
+    // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
+    const callback = async (...received: unknown[]) => {
+      const [args, mcp] = input ? received : [{}, received[0]];
+      const done = this.inFlight.start();
+      try {
+        return toToolResult(await handler(args, toolContext(mcp as ServerContext, logger)));
+      } catch (error) {
+        logger.warn('tool failed', { error: messageOf(error) });
+        return toolErrorResult(error);
+      } finally {
+        done();
+      }
+    };
+    this.#registrations.push((server) => server.registerTool(tool.name, config, callback as Callback));
+  }
+
+  addResource(resource: ResourceDeclaration, source: string): void {
+    claim(this.#resources, 'resource', resource.name, source);
+    claim(this.#resourceUris, 'resource URI', resource.uri, source);
+    const metadata = {
+      ...(resource.title !== undefined && { title: resource.title }),
+      ...(resource.description !== undefined && { description: resource.description }),
+      ...(resource.mimeType !== undefined && { mimeType: resource.mimeType }),
+      ...(resource.annotations !== undefined && { annotations: resource.annotations }),
+    };
+    const logger = this.logger.child(`resource:${resource.name}`);
+    const read = async (uri: URL, mcp: ServerContext) => {
+      const done = this.inFlight.start();
+      try {
+        const value = await resource.handler(uri, requestContext(mcp, logger));
+        return toResourceResult(value, uri.href, resource.mimeType);
+      } catch (error) {
+        logger.warn('resource read failed', { error: messageOf(error) });
+        throw error;
+      } finally {
+        done();
+      }
+    };
+    this.#registrations.push((server) =>
+      server.registerResource(resource.name, resource.uri, metadata, read),
+    );
+  }
+
+  addPrompt(prompt: PromptDeclaration, source: string): void {
+    claim(this.#prompts, 'prompt', prompt.name, source);
+    const where = `prompt "${prompt.name}" of ${source}`;
+    const args = prompt.args && prepareObjectSchema(prompt.args, where, 'args');
+    const config = {
+      ...(prompt.title !== undefined && { title: prompt.title }),
+      ...(prompt.description !== undefined && { description: prompt.description }),
+      ...(args && { argsSchema: args }),
+    };
+    const logger = this.logger.child(`prompt:${prompt.name}`);
+    const handler = prompt.handler as (args: unknown, ctx: unknown) => unknown;
+    const callback = async (...received: unknown[]) => {
+      const [values, mcp] = args ? received : [{}, received[0]];
+      const done = this.inFlight.start();
+      try {
+        return toPromptResult(
+          await handler(values, requestContext(mcp as ServerContext, logger)),
+          prompt.description,
+        );
+      } catch (error) {
+        logger.warn('prompt failed', { error: messageOf(error) });
+        throw error;
+      } finally {
+        done();
+      }
+    };
+    this.#registrations.push((server) => server.registerPrompt(prompt.name, config, callback as Callback));
+  }
+
+  addRoute(route: unknown, source: string): void {
+    const where = `route of ${source}`;
+    if (typeof route !== 'object' || route === null)
+      fail(where, 'route', 'an object { method, path, handler }', route);
+    const { method, path, handler } = route as Partial<HttpRoute>;
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
+      fail(where, 'method', 'an HTTP method such as GET', method);
+    if (typeof path !== 'string' || !/^\/[^\s?#]*$/.test(path)) {
+      fail(where, 'path', 'an exact path starting with / (no query string)', path);
+    }
+    if (typeof handler !== 'function') fail(where, 'handler', 'a function', handler);
+    const normalized: HttpRoute = Object.freeze({ method: method.toUpperCase(), path, handler });
+    // A GET route also answers HEAD, so GET and HEAD on one path clash too.
+    const aliases =
+      normalized.method === 'GET' || normalized.method === 'HEAD' ? ['GET', 'HEAD'] : [normalized.method];
+    for (const alias of aliases) {
+      const taken = this.#routes.get(`${alias} ${path}`);
+      if (taken) {
+        throw new PierError(
+          'ROUTE_CONFLICT',
+          `${source} registers ${normalized.method} ${path}, but ${taken.source} already registered ${taken.route.method} ${path}`,
+        );
+      }
+    }
+    this.#routes.set(`${normalized.method} ${path}`, { route: normalized, source });
+  }
+
+  /** A fresh SDK server with everything registered. */
+  createMcpServer(): McpServer {
+    const server = new McpServer(
+      {
+        name: this.info.name,
+        version: this.info.version,
+        ...(this.info.title !== undefined && { title: this.info.title }),
+        ...(this.info.description !== undefined && { description: this.info.description }),
+      },
+      {
+        capabilities: {
+          logging: {},
+          ...(this.#tools.size > 0 && { tools: { listChanged: false } }),
+          ...(this.#resources.size > 0 && { resources: { listChanged: false } }),
+          ...(this.#prompts.size > 0 && { prompts: { listChanged: false } }),
+        },
+        ...(this.instructions !== undefined && { instructions: this.instructions }),
+      },
+    );
+    for (const register of this.#registrations) register(server);
+    return server;
+  }
+}
+
+function claim(names: Map<string, string>, kind: string, name: string, source: string): void {
+  const owner = names.get(name);
+  if (owner !== undefined) {
+    throw new PierError(
+      'DUPLICATE_NAME',
+      owner === source
+        ? `${source} declares two ${kind}s named ${describe(name)}`
+        : `${kind} ${describe(name)} of ${source} is already declared by ${owner}`,
+    );
+  }
+  names.set(name, source);
+}
+
+/** Counts running handler calls so that a close can wait for them. */
+export class InFlight {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Marks a call as started; call the returned function once it settled. */
+  start(): () => void {
+    this.#count++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#count--;
+      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
+    };
+  }
+
+  /** Resolves `true` once no call is running, or `false` after `timeoutMs` with calls still running. */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.#count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== wake);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.#waiters.push(wake);
+    });
+  }
+}

@@ -1,0 +1,371 @@
+// createServer: a declaration plus its plugins → a server that listens and closes.
+import type { McpServer } from '@modelcontextprotocol/server';
+import type {
+  CloseReason,
+  HttpRoute,
+  ListenResult,
+  PierPlugin,
+  PluginContext,
+  RunningTransport,
+  ServerInfo,
+  TransportHost,
+} from './contract.js';
+import type { ServerDeclaration } from './declaration.js';
+import { classDeclaration } from './decorators.js';
+import { messageOf, PierError } from './errors.js';
+import type { HttpListenOptions } from './http-options.js';
+import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
+import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
+import { Registry } from './registry.js';
+import { type ShutdownSignal, watchSignals } from './signals.js';
+import { type StdioListenOptions, startStdioTransport } from './stdio.js';
+import { loadHttpTransport } from './transport-loader.js';
+import {
+  describe,
+  validatePrompt,
+  validateResource,
+  validateServerDeclaration,
+  validateTool,
+} from './validate.js';
+
+/** Options of `listen()` for `@pier/transport-http`; see that package for defaults. */
+export type StreamableHttpListenOptions = HttpListenOptions & { readonly transport: 'streamable-http' };
+
+/** Options of `listen()`: nothing (or `transport: 'stdio'`) for stdio, or the HTTP transport's. */
+export type ListenOptions = StdioListenOptions | StreamableHttpListenOptions;
+
+/** The transports `listen()` knows. */
+export const TRANSPORTS = ['stdio', 'streamable-http'] as const;
+
+/** Options of {@link createServer}. */
+export interface CreateServerOptions {
+  /** Lowest level logged. Default: `PIER_LOG_LEVEL`, else `info`. */
+  readonly logLevel?: LogLevel;
+  /** Where log lines go. Default `process.stderr`; never stdout. */
+  readonly logStream?: LogStream;
+  /** Your own logger instead of Pier's (it replaces `logLevel` and `logStream`). */
+  readonly logger?: Logger;
+  /** Close on SIGTERM/SIGINT and exit once closed. Default `true`. */
+  readonly handleSignals?: boolean;
+}
+
+/** Options of {@link PierServer.close}. */
+export interface CloseOptions {
+  /** How long the transport keeps serving new requests after draining began. HTTP default: 0 on `close()`. */
+  readonly drainDelayMs?: number;
+}
+
+/**
+ * A server made by {@link createServer}. It is also a {@link TransportHost}, so it can be handed to
+ * a transport of your own, and `createMcpServer()` can feed the SDK's `createMcpHandler` or `serveStdio`.
+ */
+export interface PierServer extends TransportHost {
+  /** Where the server listens, once `listen()` resolved. */
+  readonly address: ListenResult | undefined;
+  /** Serves stdio (default) or streamable HTTP. Rejects with a {@link PierError} on misuse. */
+  listen(options?: ListenOptions): Promise<ListenResult>;
+  /** Drains and closes; idempotent (every call returns the same promise). */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+/**
+ * Creates a server from a class decorated with `@MCPServer`: constructs it once with `config`, then
+ * runs each plugin's `setup`. Duplicate names, conflicting routes and bad plugins throw a {@link PierError}.
+ *
+ * @example
+ * ```ts
+ * const server = createServer(WeatherServer, config);
+ * await server.listen();
+ * ```
+ */
+export function createServer(
+  serverClass: new () => object,
+  config?: undefined,
+  options?: CreateServerOptions,
+): PierServer;
+export function createServer<Config>(
+  serverClass: new (config: Config) => object,
+  config: Config,
+  options?: CreateServerOptions,
+): PierServer;
+/** Creates a server from a plain declaration (see `defineServer`), for code without decorators. */
+export function createServer(declaration: ServerDeclaration, options?: CreateServerOptions): PierServer;
+export function createServer(target: unknown, second?: unknown, third?: unknown): PierServer {
+  if (typeof target === 'function') {
+    const declared = classDeclaration(target);
+    if (!declared) {
+      throw new PierError(
+        'DECLARATION_INVALID',
+        `createServer: class ${target.name || '(anonymous)'} is not decorated with @MCPServer`,
+      );
+    }
+    const instance = new (target as new (config: unknown) => object)(second);
+    return new Server(bind(declared, instance), `class ${target.name}`, serverOptions(third));
+  }
+  const declaration = validateServerDeclaration(target, 'createServer');
+  return new Server(declaration, 'the server declaration', serverOptions(second));
+}
+
+class Server implements PierServer {
+  readonly info: ServerInfo;
+  readonly logger: Logger;
+  readonly routes: readonly HttpRoute[];
+  readonly #lifecycle: Lifecycle;
+  readonly #registry: Registry;
+  readonly #host: TransportHost;
+  readonly #handleSignals: boolean;
+  #address: ListenResult | undefined;
+  #listening: Promise<ListenResult> | undefined;
+  #transport: RunningTransport | undefined;
+  #closing: Promise<void> | undefined;
+  #unwatchSignals: (() => void) | undefined;
+
+  constructor(declaration: ServerDeclaration, source: string, options: CreateServerOptions) {
+    this.info = Object.freeze({ name: declaration.name, version: declaration.version });
+    this.logger =
+      options.logger ??
+      createLogger({
+        scope: declaration.name,
+        ...(options.logLevel !== undefined && { level: options.logLevel }),
+        ...(options.logStream !== undefined && { stream: options.logStream }),
+      });
+    this.#handleSignals = options.handleSignals ?? true;
+    this.#lifecycle = new Lifecycle((error) =>
+      this.logger.error('a lifecycle listener threw', { error: messageOf(error) }),
+    );
+    this.#registry = new Registry(
+      {
+        ...this.info,
+        ...(declaration.title !== undefined && { title: declaration.title }),
+        ...(declaration.description !== undefined && { description: declaration.description }),
+      },
+      declaration.instructions,
+      this.logger,
+    );
+    for (const tool of declaration.tools ?? []) this.#registry.addTool(tool, source);
+    for (const resource of declaration.resources ?? []) this.#registry.addResource(resource, source);
+    for (const prompt of declaration.prompts ?? []) this.#registry.addPrompt(prompt, source);
+    for (const plugin of declaration.plugins ?? []) this.#setUp(plugin);
+    this.routes = this.#registry.routes;
+    const createMcpServer = () => this.#registry.createMcpServer();
+    const lifecycle = this.#lifecycle;
+    this.#host = Object.freeze({
+      info: this.info,
+      logger: this.logger,
+      routes: this.routes,
+      get state() {
+        return lifecycle.state;
+      },
+      onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
+      createMcpServer,
+    });
+    this.createMcpServer = createMcpServer;
+    this.logger.debug('created', {
+      plugins: (declaration.plugins ?? []).map((p) => p.name).join(',') || undefined,
+      routes: this.routes.length,
+    });
+  }
+
+  /** A fresh SDK server with everything registered (bound: pass it as an SDK server factory). */
+  readonly createMcpServer: () => McpServer;
+
+  get state(): LifecycleState {
+    return this.#lifecycle.state;
+  }
+
+  get address(): ListenResult | undefined {
+    return this.#address;
+  }
+
+  onStateChange(listener: LifecycleListener): () => void {
+    return this.#lifecycle.subscribe(listener);
+  }
+
+  async listen(options: ListenOptions = {}): Promise<ListenResult> {
+    if (typeof options !== 'object' || options === null) {
+      throw new PierError('OPTIONS_INVALID', `listen: options must be an object (got ${describe(options)})`);
+    }
+    const transport = options.transport ?? 'stdio';
+    if (!(TRANSPORTS as readonly unknown[]).includes(transport)) {
+      throw new PierError(
+        'UNKNOWN_TRANSPORT',
+        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}`,
+      );
+    }
+    if (this.#closing) {
+      throw new PierError('SERVER_CLOSED', `listen: server "${this.info.name}" is closed; create a new one`);
+    }
+    if (this.#listening) {
+      const where = this.#address ? ` on ${this.#address.url}` : '';
+      throw new PierError(
+        'ALREADY_LISTENING',
+        `listen: server "${this.info.name}" is already listening${where}`,
+      );
+    }
+    this.#listening = this.#start(options);
+    try {
+      return await this.#listening;
+    } catch (error) {
+      if (!this.#closing) {
+        this.#listening = undefined; // a failed start (say a port in use) may be retried
+        this.#unwatchSignals?.();
+        this.#unwatchSignals = undefined;
+      }
+      throw error;
+    }
+  }
+
+  close(options: CloseOptions = {}): Promise<void> {
+    if (this.#closing) return this.#closing;
+    const drainDelayMs = options?.drainDelayMs;
+    if (drainDelayMs !== undefined && !(typeof drainDelayMs === 'number' && drainDelayMs >= 0)) {
+      return Promise.reject(
+        new PierError(
+          'OPTIONS_INVALID',
+          `close: drainDelayMs must be a number ≥ 0 (got ${describe(drainDelayMs)})`,
+        ),
+      );
+    }
+    this.#closing = this.#close('close', drainDelayMs);
+    return this.#closing;
+  }
+
+  async #start(options: ListenOptions): Promise<ListenResult> {
+    if (this.#handleSignals) {
+      this.#unwatchSignals = watchSignals({
+        logger: this.logger,
+        closeOnSignal: (signal) => this.#closeOnSignal(signal),
+      });
+    }
+    let running: RunningTransport;
+    if (options.transport === 'streamable-http') {
+      const { transport: _, ...httpOptions } = options;
+      const module = await loadHttpTransport();
+      running = await module.startHttpTransport(this.#host, httpOptions);
+    } else {
+      running = startStdioTransport(this.#host, this.#registry.inFlight, options, () => {
+        this.logger.info('stdin ended: closing');
+        this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
+      });
+    }
+    this.#transport = running;
+    this.#address = running.address;
+    this.#lifecycle.advance('ready');
+    this.logger.info('listening', { transport: running.address.transport, url: running.address.url });
+    return running.address;
+  }
+
+  #closeOnSignal(signal: ShutdownSignal): Promise<void> {
+    // SIGINT is someone at a terminal: no drain delay. SIGTERM lets the transport pick its own.
+    this.#closing ??= this.#close(signal, signal === 'SIGINT' ? 0 : undefined);
+    return this.#closing;
+  }
+
+  async #close(reason: CloseReason, drainDelayMs: number | undefined): Promise<void> {
+    this.#lifecycle.advance('draining');
+    this.logger.info('closing', { reason });
+    try {
+      await this.#listening?.catch(() => undefined);
+      await this.#transport?.close({ reason, ...(drainDelayMs !== undefined && { drainDelayMs }) });
+    } finally {
+      this.#lifecycle.advance('closed');
+      this.#unwatchSignals?.();
+      this.#unwatchSignals = undefined;
+      this.logger.info('closed');
+    }
+  }
+
+  #setUp(plugin: PierPlugin): void {
+    const source = `plugin "${plugin.name}"`;
+    const registry = this.#registry;
+    const lifecycle = this.#lifecycle;
+    let open = true;
+    const whileOpen = (what: string) => {
+      if (!open) {
+        throw new PierError(
+          'PLUGIN_INVALID',
+          `${source} called ${what} after setup; register everything in setup`,
+        );
+      }
+    };
+    const ctx: PluginContext = {
+      server: this.info,
+      get state() {
+        return lifecycle.state;
+      },
+      onStateChange: (listener) => lifecycle.subscribe(listener),
+      addTool: (tool) => {
+        whileOpen('addTool');
+        registry.addTool(validateTool(tool, `${source}: addTool`), source);
+      },
+      addResource: (resource) => {
+        whileOpen('addResource');
+        registry.addResource(validateResource(resource, `${source}: addResource`), source);
+      },
+      addPrompt: (prompt) => {
+        whileOpen('addPrompt');
+        registry.addPrompt(validatePrompt(prompt, `${source}: addPrompt`), source);
+      },
+      addRoute: (route) => {
+        whileOpen('addRoute');
+        registry.addRoute(route, source);
+      },
+      logger: this.logger.child(plugin.name),
+    };
+    try {
+      const returned: unknown = plugin.setup(ctx);
+      if (returned instanceof Promise) {
+        returned.catch(() => undefined);
+        throw new PierError('PLUGIN_INVALID', `${source}: setup must be synchronous (it returned a promise)`);
+      }
+    } catch (error) {
+      if (error instanceof PierError) throw error;
+      throw new PierError('PLUGIN_INVALID', `${source} failed in setup: ${messageOf(error)}`, {
+        cause: error,
+      });
+    } finally {
+      open = false;
+    }
+  }
+}
+
+/** The class's declaration with every handler bound to the one instance. */
+function bind(declaration: ServerDeclaration, instance: object): ServerDeclaration {
+  const bound = <T extends { readonly handler: Function }>(member: T): T => ({
+    ...member,
+    handler: member.handler.bind(instance),
+  });
+  return {
+    ...declaration,
+    tools: (declaration.tools ?? []).map(bound),
+    resources: (declaration.resources ?? []).map(bound),
+    prompts: (declaration.prompts ?? []).map(bound),
+  };
+}
+
+function serverOptions(value: unknown): CreateServerOptions {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: options must be an object (got ${describe(value)})`,
+    );
+  }
+  const options = value as Record<string, unknown>;
+  if (options.logLevel !== undefined && !isLogLevel(options.logLevel)) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: logLevel must be debug, info, warn or error (got ${describe(options.logLevel)})`,
+    );
+  }
+  if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: handleSignals must be a boolean (got ${describe(options.handleSignals)})`,
+    );
+  }
+  if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
+    throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
+  }
+  return options as CreateServerOptions;
+}

@@ -1,0 +1,206 @@
+// Checks every declaration field once, where it is declared, with a message naming where and which field.
+import type { PierPlugin } from './contract.js';
+import type {
+  MCPServerOptions,
+  PromptDeclaration,
+  ResourceDeclaration,
+  ServerDeclaration,
+  ToolDeclaration,
+} from './declaration.js';
+import { PierError, type PierErrorCode } from './errors.js';
+
+const VERSION = /^\d+(\.\d+){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+// SEP-986; the SDK only warns (on every registration, so on every HTTP request): Pier refuses instead.
+const TOOL_NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_])?$/;
+
+type Fields = Readonly<Record<string, unknown>>;
+
+/** Validates a server's identity and plugins; `where` starts the message (`@MCPServer on class X`). */
+export function validateServerOptions(value: unknown, where: string): MCPServerOptions {
+  const fields = record(value, where, 'options', 'an object with name and version');
+  const name = fields.name;
+  if (typeof name !== 'string' || name.trim() === '') {
+    fail(where, 'name', 'a non-empty string', name);
+  }
+  const version = fields.version;
+  if (typeof version !== 'string' || !VERSION.test(version)) {
+    fail(where, 'version', 'dotted numbers such as 1.0.0 (optionally -beta.1 or +build.5)', version);
+  }
+  const options: MCPServerOptions = {
+    name,
+    version,
+    ...optionalString(fields, 'title', where),
+    ...optionalString(fields, 'description', where),
+    ...optionalString(fields, 'instructions', where),
+    plugins: validatePlugins(fields.plugins, where),
+  };
+  return options;
+}
+
+/** Validates a whole plain declaration (the form `defineServer` and `createServer` accept). */
+export function validateServerDeclaration(value: unknown, where: string): ServerDeclaration {
+  const options = validateServerOptions(value, where);
+  const fields = value as Fields;
+  return {
+    ...options,
+    tools: list(fields, 'tools', where).map((tool, i) => validateTool(tool, `${where}: tools[${i}]`)),
+    resources: list(fields, 'resources', where).map((resource, i) =>
+      validateResource(resource, `${where}: resources[${i}]`),
+    ),
+    prompts: list(fields, 'prompts', where).map((prompt, i) =>
+      validatePrompt(prompt, `${where}: prompts[${i}]`),
+    ),
+  };
+}
+
+/** Validates one tool. */
+export function validateTool(value: unknown, where: string): ToolDeclaration {
+  const fields = record(value, where, 'tool', 'an object');
+  const name = fields.name;
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    fail(where, 'name', '1–128 characters of A-Z a-z 0-9 _ - . that does not start or end with - or .', name);
+  }
+  const tool: ToolDeclaration = {
+    name,
+    ...optionalString(fields, 'title', where),
+    ...optionalString(fields, 'description', where),
+    ...optionalSchema(fields, 'input', where),
+    ...optionalSchema(fields, 'output', where),
+    ...optionalObject(fields, 'annotations', where),
+    handler: handler(fields, where),
+  };
+  return tool;
+}
+
+/** Validates one resource. */
+export function validateResource(value: unknown, where: string): ResourceDeclaration {
+  const fields = record(value, where, 'resource', 'an object');
+  const name = fields.name;
+  if (typeof name !== 'string' || name === '') fail(where, 'name', 'a non-empty string', name);
+  const uri = fields.uri;
+  if (typeof uri !== 'string' || !URL.canParse(uri))
+    fail(where, 'uri', 'an absolute URI such as config://app', uri);
+  return {
+    name,
+    uri,
+    ...optionalString(fields, 'title', where),
+    ...optionalString(fields, 'description', where),
+    ...optionalString(fields, 'mimeType', where),
+    ...optionalObject(fields, 'annotations', where),
+    handler: handler(fields, where),
+  };
+}
+
+/** Validates one prompt. */
+export function validatePrompt(value: unknown, where: string): PromptDeclaration {
+  const fields = record(value, where, 'prompt', 'an object');
+  const name = fields.name;
+  if (typeof name !== 'string' || name === '') fail(where, 'name', 'a non-empty string', name);
+  return {
+    name,
+    ...optionalString(fields, 'title', where),
+    ...optionalString(fields, 'description', where),
+    ...optionalSchema(fields, 'args', where),
+    handler: handler(fields, where),
+  };
+}
+
+/** Throws the `DECLARATION_INVALID` error for `field`. */
+export function fail(
+  where: string,
+  field: string,
+  expected: string,
+  got: unknown,
+  code: PierErrorCode = 'DECLARATION_INVALID',
+): never {
+  throw new PierError(code, `${where}: "${field}" must be ${expected} (got ${describe(got)})`);
+}
+
+/** A short, secret-free description of a bad value for an error message. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string')
+    return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** Whether `value` is a zod (v4) schema. */
+export function isZodSchema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '_zod' in value && '~standard' in value;
+}
+
+/** Whether `value` is a zod shape: a plain object whose every value is a zod schema. */
+export function isZodShape(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || isZodSchema(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every(isZodSchema);
+}
+
+function validatePlugins(value: unknown, where: string): readonly PierPlugin[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(where, 'plugins', 'an array of plugins', value, 'PLUGIN_INVALID');
+  const seen = new Set<string>();
+  return value.map((plugin: unknown, i) => {
+    const field = `plugins[${i}]`;
+    if (typeof plugin !== 'object' || plugin === null) {
+      fail(where, field, 'a plugin object { name, setup }', plugin, 'PLUGIN_INVALID');
+    }
+    const { name, setup } = plugin as Fields;
+    if (typeof name !== 'string' || name === '') {
+      fail(where, `${field}.name`, 'a non-empty string', name, 'PLUGIN_INVALID');
+    }
+    if (typeof setup !== 'function') fail(where, `${field}.setup`, 'a function', setup, 'PLUGIN_INVALID');
+    if (seen.has(name)) {
+      throw new PierError('DUPLICATE_NAME', `${where}: two plugins are named "${name}"`);
+    }
+    seen.add(name);
+    return plugin as PierPlugin;
+  });
+}
+
+function record(value: unknown, where: string, field: string, expected: string): Fields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(where, field, expected, value);
+  return value as Fields;
+}
+
+function list(fields: Fields, field: string, where: string): readonly unknown[] {
+  const value = fields[field];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(where, field, 'an array', value);
+  return value;
+}
+
+function optionalString<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: string } {
+  const value = fields[field];
+  if (value === undefined) return {};
+  if (typeof value !== 'string') fail(where, field, 'a string', value);
+  return { [field]: value } as { [P in K]?: string };
+}
+
+function optionalObject<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: never } {
+  const value = fields[field];
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(where, field, 'an object', value);
+  return { [field]: value } as unknown as { [P in K]?: never };
+}
+
+function optionalSchema<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: never } {
+  const value = fields[field];
+  if (value === undefined) return {};
+  if (!isZodSchema(value) && !isZodShape(value)) {
+    fail(where, field, 'a zod shape such as { city: z.string() } or a zod object schema', value);
+  }
+  return { [field]: value } as unknown as { [P in K]?: never };
+}
+
+function handler(fields: Fields, where: string): never {
+  const value = fields.handler;
+  if (typeof value !== 'function') fail(where, 'handler', 'a function', value);
+  return value as never;
+}
