@@ -1,1 +1,17 @@
-export const placeholder = 1;
+export type {
+  HealthCheckContext,
+  HealthCheckDefinition,
+  HealthCheckResult,
+  HealthPaths,
+  HealthPluginOptions,
+  HealthStatus,
+} from './definitions.js';
+export { HealthPluginError, type HealthPluginErrorCode } from './errors.js';
+export { type HealthPlugin, healthPlugin } from './plugin.js';
+export type {
+  HealthBody,
+  HealthBodyCheck,
+  LiveBody,
+  NotServingReason,
+  ReadyBody,
+} from './respond.js';

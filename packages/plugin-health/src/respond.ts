@@ -1,0 +1,137 @@
+// The HTTP side: response bodies of the three endpoints and how they are written.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerInfo } from '@pier/core';
+import type { HealthStatus } from './definitions.js';
+import type { CheckOutcome, Evaluation } from './evaluate.js';
+
+/** Why `/health` and `/health/ready` answer 503 without running a check. */
+export type NotServingReason = 'starting' | 'shutting_down';
+
+/** One check in the `/health` body. */
+export interface HealthBodyCheck {
+  readonly status: HealthStatus;
+  readonly critical?: boolean;
+  readonly durationMs?: number;
+  readonly error?: string;
+  readonly timedOut?: true;
+  readonly message?: string;
+  readonly details?: unknown;
+}
+
+/** The `/health` body. Without `exposeDetails`, only `status` (and `reason`) at both levels. */
+export interface HealthBody {
+  readonly status: HealthStatus;
+  readonly reason?: NotServingReason;
+  readonly timestamp?: string;
+  readonly uptime?: number;
+  readonly version?: string;
+  readonly checks?: Readonly<Record<string, HealthBodyCheck>>;
+}
+
+/** The `/health/ready` body. */
+export interface ReadyBody {
+  readonly status: HealthStatus;
+  readonly reason?: NotServingReason;
+  readonly checks?: Readonly<Record<string, { readonly status: HealthStatus; readonly critical: boolean }>>;
+}
+
+/** The `/health/live` body. */
+export interface LiveBody {
+  readonly status: 'alive';
+}
+
+/** `/health` for a finished evaluation. */
+export function healthBody(evaluation: Evaluation, server: ServerInfo, exposeDetails: boolean): HealthBody {
+  if (!exposeDetails) {
+    return {
+      status: evaluation.status,
+      checks: byName(evaluation.checks, (check) => ({ status: check.status })),
+    };
+  }
+  return {
+    status: evaluation.status,
+    timestamp: evaluation.timestamp,
+    uptime: uptimeSeconds(),
+    version: server.version,
+    checks: byName(evaluation.checks, detailedCheck),
+  };
+}
+
+/** `/health/ready` for a finished evaluation. */
+export function readyBody(evaluation: Evaluation): ReadyBody {
+  return {
+    status: evaluation.status,
+    checks: byName(evaluation.checks, (check) => ({ status: check.status, critical: check.critical })),
+  };
+}
+
+/** `/health` while starting or shutting down: no check ran, so there are none to show. */
+export function notServingHealthBody(
+  reason: NotServingReason,
+  server: ServerInfo,
+  exposeDetails: boolean,
+): HealthBody {
+  if (!exposeDetails) return { status: 'unhealthy', reason };
+  return {
+    status: 'unhealthy',
+    reason,
+    timestamp: new Date().toISOString(),
+    uptime: uptimeSeconds(),
+    version: server.version,
+  };
+}
+
+/** `/health/ready` while starting or shutting down. */
+export function notServingReadyBody(reason: NotServingReason): ReadyBody {
+  return { status: 'unhealthy', reason };
+}
+
+/** `/health/live`: the process answers, nothing more is claimed. */
+export const LIVE_BODY: LiveBody = { status: 'alive' };
+
+/**
+ * Writes a JSON answer. HEAD gets the same headers without a body. A client that has gone away is
+ * skipped silently: a probe hanging up is routine, not an error.
+ */
+export function sendJson(req: IncomingMessage, res: ServerResponse, statusCode: number, body: unknown): void {
+  if (res.destroyed || res.headersSent) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(statusCode, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(payload),
+  });
+  if (req.method === 'HEAD') res.end();
+  else res.end(payload);
+}
+
+/** Answers a method other than GET and HEAD (for transports that hand every method to the route). */
+export function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
+  if (res.destroyed || res.headersSent) return;
+  res.setHeader('allow', 'GET, HEAD');
+  sendJson(req, res, 405, { error: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+}
+
+function detailedCheck(check: CheckOutcome): HealthBodyCheck {
+  const body: { -readonly [K in keyof HealthBodyCheck]: HealthBodyCheck[K] } = {
+    status: check.status,
+    critical: check.critical,
+    durationMs: check.durationMs,
+  };
+  if (check.error !== undefined) body.error = check.error;
+  if (check.timedOut) body.timedOut = true;
+  if (check.message !== undefined) body.message = check.message;
+  if (check.details !== undefined) body.details = check.details;
+  return body;
+}
+
+function byName<T>(checks: readonly CheckOutcome[], map: (check: CheckOutcome) => T): Record<string, T> {
+  // A null prototype: a check may legitimately be called "constructor" or "__proto__".
+  const result: Record<string, T> = Object.create(null);
+  for (const check of checks) result[check.name] = map(check);
+  return result;
+}
+
+function uptimeSeconds(): number {
+  return Math.round(process.uptime() * 1000) / 1000;
+}
