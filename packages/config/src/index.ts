@@ -1,2 +1,16 @@
-export type { ParsedArgs } from './parse-args.js';
+export { z } from 'zod';
+export type { ConfigErrorCode } from './config-error.js';
+export { ConfigError } from './config-error.js';
+export type { ConfigSource } from './config-object.js';
+export type { ConfigReport, ConfigReportEntry, ConfigReportOptions } from './config-report.js';
+export { configReport } from './config-report.js';
+export type { ConfigIssue, ConfigIssueCode } from './issues.js';
+export type { LoadConfigOptions, TextSink } from './load-config.js';
+export { loadConfig } from './load-config.js';
+export { maskSecret } from './mask-secret.js';
+export type { ParseArgsOptions, ParsedArgs } from './parse-args.js';
 export { parseArgs } from './parse-args.js';
+export type { ParseConfigOptions, ParseConfigResult } from './parse-config.js';
+export { parseConfig } from './parse-config.js';
+export type { UnknownPolicy } from './read-argv.js';
+export type { Config, ConfigSpec, OptionSpec } from './spec.js';
