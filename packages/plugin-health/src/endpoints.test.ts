@@ -1,15 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HealthCheckDefinition, HealthPluginOptions, HealthStatus } from './definitions.js';
+import type { HealthPluginOptions, HealthStatus } from './definitions.js';
 import { healthPlugin } from './plugin.js';
-import {
-  BEHAVIOURS,
-  type Behaviour,
-  checkThat,
-  expectedCheck,
-  expectedServerStatus,
-  ownStatus,
-  TABLE_TIMEOUT_MS,
-} from './test-behaviours.js';
+import { expectedServerStatus, ownStatus } from './test-behaviours.js';
+import { definition, expectEndpoints, ROWS, type Row } from './test-expect.js';
 import { send } from './test-http.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -25,66 +18,6 @@ async function serve(options: HealthPluginOptions): Promise<TestServer> {
   return server;
 }
 
-interface Row {
-  readonly behaviour: Behaviour;
-  readonly critical: boolean;
-}
-
-const ROWS: Row[] = BEHAVIOURS.flatMap((behaviour) => [
-  { behaviour, critical: true },
-  { behaviour, critical: false },
-]);
-
-function definition(name: string, row: Row): HealthCheckDefinition {
-  return { name, critical: row.critical, check: checkThat(row.behaviour), timeoutMs: TABLE_TIMEOUT_MS };
-}
-
-/** Probes all three endpoints of `server` and asserts codes and bodies against the expected checks. */
-async function expectEndpoints(server: TestServer, checks: Record<string, Row>): Promise<void> {
-  const status = expectedServerStatus(
-    Object.values(checks).map((row) => ({ status: ownStatus(row.behaviour), critical: row.critical })),
-  );
-  const code = status === 'unhealthy' ? 503 : 200;
-
-  const health = await send(`${server.url}/health`);
-  expect(health.status).toBe(code);
-  expect(health.headers['content-type']).toBe('application/json; charset=utf-8');
-  expect(health.headers['cache-control']).toBe('no-store');
-  expect(health.json).toEqual({
-    status,
-    timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    uptime: expect.any(Number),
-    version: '1.2.3',
-    checks: Object.fromEntries(
-      Object.entries(checks).map(([name, row]) => [
-        name,
-        { ...expectedCheck(row.behaviour), critical: row.critical, durationMs: expect.any(Number) },
-      ]),
-    ),
-  });
-  expect(health.text).not.toMatch(/\n\s+at /); // never a stack trace
-
-  const ready = await send(`${server.url}/health/ready`);
-  expect(ready.status).toBe(code);
-  expect(ready.headers['content-type']).toBe('application/json; charset=utf-8');
-  expect(ready.headers['cache-control']).toBe('no-store');
-  expect(ready.json).toEqual({
-    status,
-    checks: Object.fromEntries(
-      Object.entries(checks).map(([name, row]) => [
-        name,
-        { status: ownStatus(row.behaviour), critical: row.critical },
-      ]),
-    ),
-  });
-
-  const live = await send(`${server.url}/health/live`);
-  expect(live.status).toBe(200);
-  expect(live.headers['content-type']).toBe('application/json; charset=utf-8');
-  expect(live.headers['cache-control']).toBe('no-store');
-  expect(live.json).toEqual({ status: 'alive' });
-}
-
 function expectedStatusOf(row: Row): HealthStatus {
   return expectedServerStatus([{ status: ownStatus(row.behaviour), critical: row.critical }]);
 }
@@ -92,7 +25,7 @@ function expectedStatusOf(row: Row): HealthStatus {
 describe('one check', () => {
   it.each(ROWS)('$behaviour, critical $critical', async (row) => {
     const server = await serve({ checks: [definition('dependency', row)] });
-    await expectEndpoints(server, { dependency: row });
+    await expectEndpoints(server.url, { dependency: row });
   });
 
   it('spells the table out: critical failures are 503, non-critical ones 200 degraded', () => {
@@ -128,7 +61,7 @@ describe('several checks', () => {
   it.each(ROWS)('$behaviour, critical $critical, beside healthy ones', async (row) => {
     const checks = { first: HEALTHY_CRITICAL, subject: row, last: HEALTHY_OPTIONAL };
     const server = await serve({ checks: Object.entries(checks).map(([name, r]) => definition(name, r)) });
-    await expectEndpoints(server, checks);
+    await expectEndpoints(server.url, checks);
   });
 
   const MIXES: { readonly title: string; readonly rows: readonly Row[] }[] = [
@@ -161,12 +94,12 @@ describe('several checks', () => {
     const server = await serve({
       checks: Object.entries(checks).map(([name, row]) => definition(name, row)),
     });
-    await expectEndpoints(server, checks);
+    await expectEndpoints(server.url, checks);
   });
 
   it('no checks: healthy', async () => {
     const server = await serve({ checks: [] });
-    await expectEndpoints(server, {});
+    await expectEndpoints(server.url, {});
   });
 });
 

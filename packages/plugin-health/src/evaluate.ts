@@ -71,7 +71,11 @@ export class HealthEvaluator {
         if (this.#cacheTtlMs > 0 && !this.#closed) {
           this.#cached = { evaluation, expiresAt: this.#now() + this.#cacheTtlMs };
         }
-        this.#onEvaluation?.(evaluation);
+        try {
+          this.#onEvaluation?.(evaluation);
+        } catch {
+          // A report (a log line) failing must not become an unhandled rejection.
+        }
       });
     }
     return this.#inflight;

@@ -40,16 +40,21 @@ function run(
   });
 }
 
-it('a process using the plugin exits by itself after close(), even with checks hanging', {
-  timeout: 20_000,
-}, async () => {
-  expect(
-    existsSync(new URL('../dist/index.js', import.meta.url)),
-    'build the package first (tsc -p tsconfig.build.json)',
-  ).toBe(true);
-  const result = await run('exit-after-close.mjs', 15_000);
-  expect(result.stderr).toBe('');
-  expect(result.killed).toBe(false);
-  expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/^503 \{"status":"unhealthy","reason":"shutting_down",/);
-});
+it.each([
+  ["on a plain node:http server with core's Lifecycle", 'exit-after-close.mjs'],
+  ['in a real Pier server over streamable HTTP', 'exit-after-close-pier.mjs'],
+])(
+  'a process using the plugin exits by itself after close(), with checks hanging (%s)',
+  { timeout: 20_000 },
+  async (_title, fixture) => {
+    expect(
+      existsSync(new URL('../dist/index.js', import.meta.url)),
+      'build the package first (tsc -p tsconfig.build.json)',
+    ).toBe(true);
+    const result = await run(fixture, 15_000);
+    expect(result.stderr).toBe('');
+    expect(result.killed).toBe(false);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^503 \{"status":"unhealthy","reason":"shutting_down",/);
+  },
+);

@@ -205,3 +205,38 @@ describe('shutting down', () => {
     expect((signal?.reason as DOMException | undefined)?.name).toBe('AbortError');
   });
 });
+
+describe('logging', () => {
+  it('logs when the aggregated status changes, not on every probe', async () => {
+    let status: 'healthy' | 'unhealthy' = 'unhealthy';
+    const { server } = await serve({
+      checks: [{ name: 'db', critical: true, check: async () => ({ status }) }],
+    });
+    await send(`${server.url}/health`);
+    await send(`${server.url}/health/ready`);
+    status = 'healthy';
+    await send(`${server.url}/health`);
+    await send(`${server.url}/health`);
+    expect(server.logs).toEqual([
+      { level: 'warn', message: 'health is unhealthy', fields: { failing: ['db'] } },
+      { level: 'info', message: 'health is healthy again' },
+    ]);
+  });
+
+  it('a logger that throws breaks nothing', async () => {
+    const throwing = () => {
+      throw new Error('stderr is gone');
+    };
+    const logger = { debug: throwing, info: throwing, warn: throwing, error: throwing, child: () => logger };
+    const plugin = healthPlugin({
+      cacheTtlMs: 0,
+      readyWhen: Promise.reject(new Error('warm-up failed')),
+      checks: [{ name: 'db', critical: true, check: async () => ({ status: 'unhealthy' }) }],
+    });
+    const server = await startTestServer(plugin, { logger });
+    servers.push(server);
+    plugin.markReady();
+    expect((await send(`${server.url}/health/ready`)).status).toBe(503);
+    expect((await send(`${server.url}/health/ready`)).status).toBe(503);
+  });
+});

@@ -155,5 +155,9 @@ function statusLogger(logger: Logger): (evaluation: Evaluation) => void {
 }
 
 function logReadyWhenFailure(logger: Logger, failure: string): void {
-  logger.error(`readyWhen rejected (${failure}); readiness stays "starting" until markReady() is called`);
+  try {
+    logger.error(`readyWhen rejected (${failure}); readiness stays "starting" until markReady() is called`);
+  } catch {
+    // A logger that throws must not turn into an unhandled rejection.
+  }
 }

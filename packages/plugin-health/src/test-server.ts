@@ -36,6 +36,8 @@ export interface TestServerOptions {
   /** Advance the lifecycle to `ready` once listening. Default `true`. */
   readonly ready?: boolean;
   readonly version?: string;
+  /** Replaces the logger that records into `logs`. */
+  readonly logger?: Logger;
 }
 
 /** Sets `plugin` up against a fresh lifecycle and serves its routes on 127.0.0.1, port 0. */
@@ -63,7 +65,7 @@ export async function startTestServer(
       }
       routes.push(route);
     },
-    logger: memoryLogger(logs, plugin.name),
+    logger: options.logger ?? memoryLogger(logs, plugin.name),
   };
   plugin.setup(ctx);
 
