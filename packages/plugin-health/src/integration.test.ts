@@ -1,5 +1,5 @@
 // The plugin in a real Pier server: createServer(…).listen({ transport: 'streamable-http', port: 0 }).
-import { Agent } from 'node:http';
+import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HealthPluginOptions } from './definitions.js';
 import { healthPlugin } from './plugin.js';
@@ -83,8 +83,8 @@ describe('through createServer().listen({ transport: "streamable-http" })', () =
       ],
     });
     expect((await send(`${base}/health/ready`)).status).toBe(200);
-    // A drain delay keeps the listener open while draining, as on SIGTERM.
-    const closed = server.close({ drainDelayMs: 1000 });
+    // A drain delay keeps the listener open while draining, as on SIGTERM (a window, not a measurement).
+    const closed = server.close({ drainDelayMs: 2000 });
     expect(server.state).toBe('draining');
     const ready = await send(`${base}/health/ready`);
     expect(ready.status).toBe(503);
@@ -135,5 +135,41 @@ describe('through createServer().listen({ transport: "streamable-http" })', () =
     const statuses = (await Promise.all(answers)).map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1000);
     expect(calls).toBe(1);
+  });
+
+  it('a probe that hangs up cancels nothing and logs nothing above info', async () => {
+    const release = gate();
+    let calls = 0;
+    const counted = countingRoutes(
+      healthPlugin({
+        cacheTtlMs: 0,
+        checks: [
+          {
+            name: 'db',
+            critical: true,
+            timeoutMs: 20_000,
+            check: async () => {
+              calls += 1;
+              await release.promise;
+              return { status: 'healthy' };
+            },
+          },
+        ],
+      }),
+    );
+    const pier = await listenWith([counted.plugin]);
+    running.push(pier);
+    await new Promise<void>((resolve) => {
+      const req = request(`${pier.base}/health`, { agent: false });
+      req.on('error', () => resolve());
+      req.end();
+      void counted.waitForRouted(1).then(() => req.destroy());
+    });
+    const waiting = send(`${pier.base}/health/ready`);
+    await counted.waitForRouted(2);
+    release.open();
+    expect((await waiting).status).toBe(200);
+    expect(calls).toBe(1);
+    expect(pier.log.filter((line) => / (WARN|ERROR) /.test(line))).toEqual([]);
   });
 });
