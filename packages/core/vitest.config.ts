@@ -5,5 +5,6 @@ export default defineConfig({
     name: 'core',
     include: ['src/**/*.test.ts'],
     typecheck: { enabled: true, include: ['src/**/*.test-d.ts'] },
+    globalSetup: ['./vitest.global-setup.ts'],
   },
 });

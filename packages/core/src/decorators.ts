@@ -34,7 +34,11 @@ type AnyMethod = (...args: any) => any;
 /** A method decorator usable under both conventions; it checks the method's type against `Method`. */
 export interface MemberDecorator<Method extends AnyMethod> {
   <This, M extends Method>(value: M, context: ClassMethodDecoratorContext<This, M>): void;
-  (target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<Method>): void;
+  <M extends Method>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ): void;
 }
 
 type Kind = 'tool' | 'resource' | 'prompt';

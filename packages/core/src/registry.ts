@@ -54,8 +54,6 @@ export class Registry {
   readonly #prompts = new Map<string, string>();
   readonly #routes = new Map<string, { readonly route: HttpRoute; readonly source: string }>();
   readonly #registrations: Register[] = [];
-  /** Handler calls still running, across every SDK server built here. */
-  readonly inFlight = new InFlight();
 
   constructor(
     private readonly info: ServerInfo & { readonly title?: string; readonly description?: string },
@@ -91,14 +89,11 @@ export class Registry {
     // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
     const callback = async (...received: unknown[]) => {
       const [args, mcp] = input ? received : [{}, received[0]];
-      const done = this.inFlight.start();
       try {
         return toToolResult(await handler(args, toolContext(mcp as ServerContext, logger)));
       } catch (error) {
         logger.warn('tool failed', { error: messageOf(error) });
         return toolErrorResult(error);
-      } finally {
-        done();
       }
     };
     this.#registrations.push((server) => server.registerTool(tool.name, config, callback as Callback));
@@ -115,15 +110,12 @@ export class Registry {
     };
     const logger = this.logger.child(`resource:${resource.name}`);
     const read = async (uri: URL, mcp: ServerContext) => {
-      const done = this.inFlight.start();
       try {
         const value = await resource.handler(uri, requestContext(mcp, logger));
         return toResourceResult(value, uri.href, resource.mimeType);
       } catch (error) {
         logger.warn('resource read failed', { error: messageOf(error) });
         throw error;
-      } finally {
-        done();
       }
     };
     this.#registrations.push((server) =>
@@ -144,7 +136,6 @@ export class Registry {
     const handler = prompt.handler as (args: unknown, ctx: unknown) => unknown;
     const callback = async (...received: unknown[]) => {
       const [values, mcp] = args ? received : [{}, received[0]];
-      const done = this.inFlight.start();
       try {
         return toPromptResult(
           await handler(values, requestContext(mcp as ServerContext, logger)),
@@ -153,8 +144,6 @@ export class Registry {
       } catch (error) {
         logger.warn('prompt failed', { error: messageOf(error) });
         throw error;
-      } finally {
-        done();
       }
     };
     this.#registrations.push((server) => server.registerPrompt(prompt.name, config, callback as Callback));
@@ -222,43 +211,4 @@ function claim(names: Map<string, string>, kind: string, name: string, source: s
     );
   }
   names.set(name, source);
-}
-
-/** Counts running handler calls so that a close can wait for them. */
-export class InFlight {
-  #count = 0;
-  #waiters: (() => void)[] = [];
-
-  get count(): number {
-    return this.#count;
-  }
-
-  /** Marks a call as started; call the returned function once it settled. */
-  start(): () => void {
-    this.#count++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.#count--;
-      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
-    };
-  }
-
-  /** Resolves `true` once no call is running, or `false` after `timeoutMs` with calls still running. */
-  idle(timeoutMs: number): Promise<boolean> {
-    if (this.#count === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== wake);
-        resolve(false);
-      }, timeoutMs);
-      timer.unref();
-      this.#waiters.push(wake);
-    });
-  }
 }

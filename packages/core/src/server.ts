@@ -243,7 +243,7 @@ class Server implements PierServer {
       const module = await loadHttpTransport();
       running = await module.startHttpTransport(this.#host, httpOptions);
     } else {
-      running = startStdioTransport(this.#host, this.#registry.inFlight, options, () => {
+      running = startStdioTransport(this.#host, options, () => {
         this.logger.info('stdin ended: closing');
         this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
       });

@@ -1,0 +1,156 @@
+// The compiler checks a method against its declaration: these must fail to compile.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import type { PromptContext, ToolContext } from './context.js';
+import { MCPServer, Prompt, Resource, Tool } from './decorators.js';
+import { definePrompt, defineTool } from './define.js';
+import { createServer } from './server.js';
+
+describe('@Tool', () => {
+  it('accepts a method whose argument matches the input schema', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Good {
+      @Tool({ input: { city: z.string(), days: z.number().optional() } })
+      forecast({ city, days }: { city: string; days?: number | undefined }, ctx: ToolContext) {
+        expectTypeOf(ctx.signal).toEqualTypeOf<AbortSignal>();
+        return `${city} ${days ?? 1}`;
+      }
+
+      @Tool({ input: z.object({ city: z.string() }) })
+      async objectSchema(args: { city: string }) {
+        return args.city;
+      }
+
+      @Tool()
+      noArguments() {
+        return 'ok';
+      }
+    }
+    expectTypeOf(Good).toBeConstructibleWith();
+  });
+
+  it('rejects a method whose argument type does not match the input schema', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Bad {
+      // @ts-expect-error: city is a string in the schema
+      @Tool({ input: { city: z.string() } })
+      forecast({ city }: { city: number }) {
+        return city;
+      }
+
+      // @ts-expect-error: the schema has no `country`
+      @Tool({ input: { city: z.string() } })
+      missing({ country }: { country: string }) {
+        return country;
+      }
+
+      // @ts-expect-error: the second parameter is a ToolContext
+      @Tool({ input: { city: z.string() } })
+      wrongContext(_args: { city: string }, ctx: { tenant: string }) {
+        return ctx.tenant;
+      }
+    }
+    expectTypeOf(Bad).toBeConstructibleWith();
+  });
+
+  it('checks the return value against the output schema', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Output {
+      @Tool({ output: { high: z.number() } })
+      good() {
+        return { high: 21 };
+      }
+
+      @Tool({ output: { high: z.number() } })
+      asResult(): CallToolResult {
+        return { content: [], structuredContent: { high: 21 } };
+      }
+
+      // @ts-expect-error: high must be a number
+      @Tool({ output: { high: z.number() } })
+      bad() {
+        return { high: 'warm' };
+      }
+    }
+    expectTypeOf(Output).toBeConstructibleWith();
+  });
+});
+
+describe('@Resource and @Prompt', () => {
+  it('check their methods too', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Members {
+      @Resource({ uri: 'config://app' })
+      settings(uri: URL) {
+        return uri.href;
+      }
+
+      // @ts-expect-error: a resource method receives a URL
+      @Resource({ uri: 'config://other' })
+      wrong(uri: string) {
+        return uri;
+      }
+
+      @Prompt({ args: { city: z.string() } })
+      plan({ city }: { city: string }, _ctx: PromptContext) {
+        return `Plan ${city}`;
+      }
+
+      // @ts-expect-error: city is a string
+      @Prompt({ args: { city: z.string() } })
+      badPlan({ city }: { city: boolean }) {
+        return `Plan ${city}`;
+      }
+
+      // @ts-expect-error: a prompt returns text or messages
+      @Prompt()
+      notAPrompt() {
+        return 42;
+      }
+    }
+    expectTypeOf(Members).toBeConstructibleWith();
+  });
+});
+
+describe('plain declarations', () => {
+  it('type handler arguments from the schemas', () => {
+    defineTool({
+      name: 'forecast',
+      input: { city: z.string() },
+      handler: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ city: string }>();
+        return args.city;
+      },
+    });
+    definePrompt({
+      name: 'plan',
+      args: { city: z.string() },
+      handler: ({ city }) => city,
+    });
+    defineTool({
+      name: 'typed',
+      output: { high: z.number() },
+      // @ts-expect-error: high must be a number
+      handler: () => ({ high: 'warm' }),
+    });
+  });
+});
+
+describe('createServer', () => {
+  it('passes the config the constructor asks for', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Configured {
+      constructor(readonly config: { apiKey: string }) {}
+    }
+    @MCPServer({ name: 'plain', version: '1.0.0' })
+    class Unconfigured {}
+
+    createServer(Configured, { apiKey: 'k' });
+    createServer(Unconfigured);
+    // @ts-expect-error: the constructor needs a config
+    createServer(Configured);
+    // @ts-expect-error: apiKey is a string
+    createServer(Configured, { apiKey: 1 });
+  });
+});

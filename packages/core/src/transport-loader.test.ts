@@ -1,0 +1,127 @@
+// listen({ transport: 'streamable-http' }) loads @pier/transport-http for real, in scratch projects
+// outside the workspace: not installed, installed beside core (flat layout), installed only for the
+// application (linked layout). The installed package here is a stand-in that records what core hands it.
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURES, killChildren, runNode, scratchProject } from './test-helpers.js';
+
+const TIMEOUT = 20_000;
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  killChildren();
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+// Implements the transport contract as documented in contract.ts, and reports each call on stdout.
+const STAND_IN = `
+const report = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
+export async function startHttpTransport(host, options) {
+  const states = [];
+  host.onStateChange((state) => states.push(state));
+  const mcp = host.createMcpServer();
+  report({
+    started: {
+      info: host.info,
+      routes: host.routes.map((route) => route.method + ' ' + route.path),
+      state: host.state,
+      options,
+      mcpServer: mcp.constructor.name,
+      fresh: host.createMcpServer() !== mcp,
+    },
+  });
+  return {
+    address: { transport: 'streamable-http', url: 'http://127.0.0.1:4321/mcp', host: '127.0.0.1', port: 4321 },
+    async close(closeOptions) {
+      report({ closed: { closeOptions, state: host.state, states } });
+    },
+  };
+}
+`;
+
+function writeStandIn(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: '@pier/transport-http', version: '0.1.0', type: 'module', exports: './index.js' }),
+  );
+  writeFileSync(join(dir, 'index.js'), STAND_IN);
+}
+
+async function run(dir: string): Promise<Record<string, unknown>[]> {
+  cpSync(join(FIXTURES, 'listen-http.mjs'), join(dir, 'listen-http.mjs'));
+  const child = runNode([join(dir, 'listen-http.mjs')], { cwd: dir });
+  const { code } = await child.exited;
+  expect(code, child.stderr()).toBe(0);
+  return child
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}
+
+describe('listen with streamable-http', () => {
+  it(
+    'rejects with TRANSPORT_NOT_INSTALLED, naming the package, when it is not installed',
+    async () => {
+      const project = scratchProject();
+      cleanups.push(project.remove);
+      const [result] = await run(project.dir);
+      expect(result).toEqual({
+        error: {
+          isPierError: true,
+          code: 'TRANSPORT_NOT_INSTALLED',
+          message: expect.stringContaining('install @pier/transport-http'),
+        },
+      });
+    },
+    TIMEOUT,
+  );
+
+  it.each([
+    // npm's flat node_modules: core itself resolves the optional peer.
+    ['installed beside core', true, 'node_modules'],
+    // A linked core (workspaces, pnpm without the peer wired) cannot see it; the application can.
+    ['installed for the application only', false, 'node_modules'],
+    // The transport package's own tests and examples.
+    ['the application is the transport package', false, 'self'],
+  ] as const)(
+    'hands the transport the host and options, resolves with its address, and closes it (%s)',
+    async (_, copyCore, where) => {
+      const project = scratchProject({}, { copyCore });
+      cleanups.push(project.remove);
+      writeStandIn(
+        where === 'self' ? project.dir : join(project.dir, 'node_modules', '@pier', 'transport-http'),
+      );
+      const [started, listened, closed, after] = await run(project.dir);
+      expect(started).toEqual({
+        started: {
+          info: { name: 'weather', version: '1.0.0' },
+          routes: ['GET /health'],
+          state: 'starting',
+          options: { host: '127.0.0.1', port: 0, sessions: true },
+          mcpServer: 'McpServer',
+          fresh: true,
+        },
+      });
+      expect(listened).toEqual({
+        address: {
+          transport: 'streamable-http',
+          url: 'http://127.0.0.1:4321/mcp',
+          host: '127.0.0.1',
+          port: 4321,
+        },
+        state: 'ready',
+      });
+      expect(closed).toEqual({
+        closed: {
+          closeOptions: { reason: 'close', drainDelayMs: 25 },
+          state: 'draining',
+          states: ['ready', 'draining'],
+        },
+      });
+      expect(after).toEqual({ state: 'closed' });
+    },
+    TIMEOUT,
+  );
+});
