@@ -18,6 +18,11 @@ export interface HttpListenOptions {
   maxSessions?: number;
   /** An idle session is closed after this long. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Sessionful mode only: keep the last events of each session's SSE streams in memory so a client that
+   * lost its stream can resume it with `Last-Event-ID` (SSE polling, SEP-1699). Off by default.
+   */
+  resumability?: HttpResumabilityOptions;
   /** Largest request body accepted; larger gets 413. Default 4 MiB. */
   maxBodyBytes?: number;
   /** Extra `Host` names accepted besides the loopback ones. */
@@ -25,7 +30,7 @@ export interface HttpListenOptions {
   /** Extra `Origin`s accepted besides the loopback ones. */
   allowedOrigins?: readonly string[];
   /** CORS: allowed origins (`'*'` for any). Off by default. */
-  cors?: { readonly origins: readonly string[] | '*'; readonly maxAgeSeconds?: number };
+  cors?: HttpCorsOptions;
   /** How long MCP requests are still served after draining begins. Default 5 s on SIGTERM, 0 on `close()`. */
   drainDelayMs?: number;
   /** How long in-flight requests get to finish once the listener closed. Default 10 s. */
@@ -36,4 +41,20 @@ export interface HttpListenOptions {
   requestTimeoutMs?: number;
   /** Idle keep-alive connections are closed after this long. Default 5 s. */
   keepAliveTimeoutMs?: number;
+}
+
+/** CORS settings of the streamable HTTP transport. */
+export interface HttpCorsOptions {
+  /** Origins allowed to read responses, such as `https://app.example.com`; `'*'` allows any. */
+  readonly origins: readonly string[] | '*';
+  /** How long a browser may cache a preflight answer. Default 600 s. */
+  readonly maxAgeSeconds?: number;
+}
+
+/** Resumable SSE streams in sessionful mode (SEP-1699). */
+export interface HttpResumabilityOptions {
+  /** Events kept per session for replay; older ones are dropped. Default 1,000. */
+  readonly maxEventsPerSession?: number;
+  /** Reconnection delay suggested to clients in the SSE `retry` field. Default: none sent. */
+  readonly retryMs?: number;
 }

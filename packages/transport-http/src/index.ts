@@ -1,1 +1,11 @@
-export const placeholder = 1;
+export type {
+  HttpCorsOptions,
+  HttpListenOptions,
+  HttpResumabilityOptions,
+  RunningTransport,
+  TransportCloseOptions,
+  TransportHost,
+} from '@pier/core';
+export type { HttpTransportErrorCode } from './errors.js';
+export { HttpTransportError } from './errors.js';
+export { startHttpTransport } from './server.js';

@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { JSONRPC } from './json-errors.js';
+
+/** The outcome of reading a request body under a size limit. */
+export type BodyResult =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
+
+/**
+ * After a 413, this much more of the body is read and thrown away so that the client, still sending,
+ * gets to read the answer instead of a connection reset; past it the connection is cut.
+ */
+export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+
+const TOO_LARGE: BodyResult = { ok: false, reason: 'too-large' };
+const ABORTED: BodyResult = { ok: false, reason: 'aborted' };
+
+/**
+ * Reads the body as UTF-8 text, holding at most `limit` bytes: a declared `Content-Length` over the limit
+ * is refused before anything is read, and a body sent without one is refused as soon as it passes the
+ * limit. Never rejects.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return Promise.resolve(TOO_LARGE);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (result: BodyResult) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        done(TOO_LARGE);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      const first = chunks[0];
+      const text =
+        chunks.length === 1 && first !== undefined
+          ? first.toString('utf8')
+          : Buffer.concat(chunks, size).toString('utf8');
+      done({ ok: true, text });
+    };
+    const onAbort = () => done(ABORTED);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onAbort);
+  });
+}
+
+/**
+ * Answers 413 with a JSON-RPC error right away, then keeps reading and discarding the rest of the body
+ * (up to {@link DISCARD_LIMIT_BYTES}) before the connection closes. Closing with unread bytes in flight
+ * makes the peer's TCP stack reset the connection, and many clients then report the reset instead of the
+ * answer they were sent.
+ */
+export function refuseOversizedBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    error: {
+      code: JSONRPC.serverError,
+      message: `Payload Too Large: request body must not exceed ${limit} bytes`,
+    },
+    id: null,
+  });
+  res.writeHead(413, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  // Written but not ended: ending now would close the socket while the client is still sending.
+  res.write(body);
+  if (req.readableEnded || req.destroyed) {
+    res.end();
+    return;
+  }
+  let discarded = 0;
+  const finish = () => {
+    req.off('data', onData);
+    req.off('end', finish);
+    req.off('close', finish);
+    req.off('error', finish);
+    if (!res.writableEnded) res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) {
+      finish();
+      req.destroy();
+    }
+  };
+  req.on('data', onData);
+  req.on('end', finish);
+  req.on('close', finish);
+  req.on('error', finish);
+  req.resume();
+}

@@ -1,0 +1,84 @@
+// Through core's public API, as a user writes it: createServer(Class).listen({ transport: 'streamable-http' }).
+// Core loads this package with a dynamic import, so this needs the package built (dist/).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServer, MCPServer, type PierPlugin, type PierServer, Tool } from '@pier/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { ask } from './test-http.js';
+
+const readiness: PierPlugin = {
+  name: 'readiness',
+  setup(ctx) {
+    ctx.addRoute({
+      method: 'GET',
+      path: '/ready',
+      handler: (_req, res) => {
+        res.writeHead(ctx.state === 'ready' ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ state: ctx.state }));
+      },
+    });
+  },
+};
+
+@MCPServer({ name: 'weather', version: '1.0.0', plugins: [readiness] })
+class WeatherServer {
+  @Tool({ description: 'Forecast for a city', input: { city: z.string() } })
+  async forecast({ city }: { city: string }) {
+    return `Sunny in ${city}`;
+  }
+}
+
+let server: PierServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function start(): PierServer {
+  const lines: string[] = [];
+  server = createServer(WeatherServer, undefined, {
+    handleSignals: false,
+    logStream: { write: (line: string) => lines.push(line) },
+  });
+  Object.assign(server, { lines });
+  return server;
+}
+
+describe('createServer(Class).listen({ transport: "streamable-http" })', () => {
+  it.each([false, true])('serves both eras and plugin routes (sessions: %s)', async (sessions) => {
+    const pier = start();
+    const address = await pier.listen({ transport: 'streamable-http', port: 0, sessions });
+    expect(address).toMatchObject({ transport: 'streamable-http', host: '127.0.0.1' });
+    expect(address.url).toBe(`http://127.0.0.1:${address.port}/mcp`);
+
+    for (const mode of ['auto', 'legacy'] as const) {
+      const client = new Client({ name: 'it', version: '1.0.0' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(address.url)));
+      const result = await client.callTool({ name: 'forecast', arguments: { city: 'Lisbon' } });
+      expect(result).toMatchObject({ content: [{ type: 'text', text: 'Sunny in Lisbon' }] });
+      await client.close();
+    }
+    const v1 = new V1Client({ name: 'it-v1', version: '1.0.0' });
+    await v1.connect(new V1Transport(new URL(address.url)));
+    expect((await v1.listTools()).tools.map((tool) => tool.name)).toEqual(['forecast']);
+    await v1.close();
+
+    expect((await ask(address.url, { method: 'GET', path: '/ready' })).status).toBe(200);
+    expect((await ask(address.url, { method: 'HEAD', path: '/ready' })).status).toBe(200);
+  });
+
+  it('logs the URL to stderr, turns readiness off while draining, then stops listening', async () => {
+    const pier = start();
+    const address = await pier.listen({ transport: 'streamable-http', port: 0 });
+    const lines = (pier as unknown as { lines: string[] }).lines;
+    expect(lines.join('')).toContain(address.url);
+
+    const closing = pier.close({ drainDelayMs: 2_000 });
+    const ready = await ask(address.url, { method: 'GET', path: '/ready' });
+    expect(ready).toMatchObject({ status: 503, json: { state: 'draining' } });
+    await closing;
+    await expect(ask(address.url, { method: 'GET', path: '/ready' })).rejects.toThrow(/ECONNREFUSED/);
+  }, 15_000);
+});

@@ -1,0 +1,202 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { HttpRoute } from '@pier/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './test-host.js';
+import {
+  ask,
+  initializeBody,
+  LEGACY_HEADERS,
+  LEGACY_VERSION,
+  modernRequest,
+  StreamReader,
+} from './test-http.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  server?.host.gate.release();
+  await server?.close();
+  server = undefined;
+});
+
+/** A drain delay the test ends when it chooses, recording what was asked for. */
+function controlledDelay() {
+  const asked: number[] = [];
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return {
+    asked,
+    end,
+    drainDelay: (ms: number) => {
+      asked.push(ms);
+      return ms === 0 ? Promise.resolve() : ended;
+    },
+  };
+}
+
+function readinessRoute(state: () => string): HttpRoute {
+  return {
+    method: 'GET',
+    path: '/ready',
+    handler: (_req, res) => {
+      const ready = state() === 'ready';
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: ready ? 'ready' : 'shutting_down' }));
+    },
+  };
+}
+
+async function connect(url: string, mode: 'auto' | 'legacy'): Promise<Client> {
+  const client = new Client({ name: 'drain-test', version: '1.0.0' }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+const settledFlag = (promise: Promise<unknown>) => {
+  const flag = { settled: false };
+  promise.then(
+    () => (flag.settled = true),
+    () => (flag.settled = true),
+  );
+  return flag;
+};
+
+describe('drain', () => {
+  it('fails readiness at once, serves MCP through the drain delay, then closes the listener', async () => {
+    const delay = controlledDelay();
+    let state = () => 'starting';
+    server = await startTestServer({}, { routes: [readinessRoute(() => state())], internals: delay });
+    const current = server;
+    state = () => current.host.state;
+    expect((await ask(server.url, { method: 'GET', path: '/ready' })).status).toBe(200);
+
+    const closing = server.close({ drainDelayMs: 10_000 });
+    expect(delay.asked).toEqual([10_000]);
+    const ready = await ask(server.url, { method: 'GET', path: '/ready' });
+    expect(ready.status).toBe(503);
+    expect(ready.headers.connection).toBe('close');
+    const { body, headers } = modernRequest('tools/call', {
+      name: 'echo',
+      arguments: { text: 'during drain' },
+    });
+    const during = await ask(server.url, { headers, body });
+    expect(during.status).toBe(200);
+    expect(during.text).toContain('during drain');
+
+    delay.end();
+    await closing;
+    await expect(ask(server.url, { headers, body })).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it.each([
+    { sessions: false, mode: 'auto' as const },
+    { sessions: false, mode: 'legacy' as const },
+    { sessions: true, mode: 'legacy' as const },
+  ])(
+    'lets an in-flight slow tool call finish (sessions: $sessions, client: $mode)',
+    async ({ sessions, mode }) => {
+      server = await startTestServer({ sessions });
+      const client = await connect(server.url, mode);
+      const call = client.callTool({ name: 'slow', arguments: {} });
+      await server.host.gate.whenWaiting();
+
+      const closing = server.close();
+      const closed = settledFlag(closing);
+      await expect(ask(server.url, { headers: LEGACY_HEADERS, body: initializeBody() })).rejects.toThrow(
+        /ECONNREFUSED/,
+      );
+      expect(closed.settled).toBe(false);
+
+      server.host.gate.release();
+      await expect(call).resolves.toMatchObject({ content: [{ type: 'text', text: 'slow done' }] });
+      await closing;
+      await client.close();
+    },
+  );
+
+  it('cuts a call still running after shutdownTimeoutMs, and still closes', async () => {
+    server = await startTestServer({ shutdownTimeoutMs: 100 });
+    const client = await connect(server.url, 'auto');
+    const call = client.callTool({ name: 'slow', arguments: {} });
+    const outcome = call.then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await server.host.gate.whenWaiting();
+    await server.close();
+    expect(await outcome).toBe('failed');
+    expect(server.host.logs).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/shutdown timeout/) }),
+    );
+    await client.close();
+  });
+
+  it('ends open session streams cleanly and closes the sessions', async () => {
+    server = await startTestServer({ sessions: true });
+    const init = await ask(server.url, { headers: LEGACY_HEADERS, body: initializeBody() });
+    const id = init.headers['mcp-session-id'] as string;
+    const stream = await fetch(server.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LEGACY_VERSION },
+    });
+    const reader = new StreamReader(stream);
+    const sdkServer = server.host.servers[0];
+    let sessionClosed = false;
+    if (sdkServer) sdkServer.server.onclose = () => (sessionClosed = true);
+
+    await server.close();
+    await reader.readToEnd();
+    expect(reader.ended).toBe(true);
+    expect(sessionClosed).toBe(true);
+  });
+
+  it('picks the drain delay: 5 s on SIGTERM, 0 on close, the option, then the close call', async () => {
+    const cases = [
+      { options: {}, reason: 'SIGTERM' as const, expected: 5_000 },
+      { options: {}, reason: 'close' as const, expected: 0 },
+      { options: {}, reason: 'SIGINT' as const, expected: 0 },
+      { options: { drainDelayMs: 1_500 }, reason: 'close' as const, expected: 1_500 },
+      { options: { drainDelayMs: 1_500 }, reason: 'SIGTERM' as const, call: 250, expected: 250 },
+    ];
+    for (const { options, reason, call, expected } of cases) {
+      const delay = controlledDelay();
+      const running = await startTestServer(options, { internals: delay });
+      const closing = running.running.close({ reason, ...(call !== undefined && { drainDelayMs: call }) });
+      delay.end();
+      await closing;
+      expect(delay.asked).toEqual([expected]);
+    }
+  });
+
+  it('is idempotent: every close() returns the same promise', async () => {
+    server = await startTestServer();
+    const first = server.running.close({ reason: 'close' });
+    const second = server.running.close({ reason: 'SIGTERM' });
+    expect(second).toBe(first);
+    await first;
+  });
+
+  it('leaves nothing behind: a process that served and closed exits on its own', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/exit-after-close.mjs', import.meta.url));
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    expect(existsSync(dist), 'build the package first (tsc -p tsconfig.build.json)').toBe(true);
+    const child = spawn(process.execPath, [fixture], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exit = await new Promise<number | string>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('still running after 15 s');
+      }, 15_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code ?? 'killed');
+      });
+    });
+    expect({ exit, output }).toEqual({ exit: 0, output: 'closed\n' });
+  }, 20_000);
+});

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  isInitializeRequest,
+  type McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { Logger, TransportHost } from '@pier/core';
+import type { Exchange } from './drain.js';
+import { SessionEventStore } from './event-store.js';
+import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import type { ResolvedHttpOptions } from './options.js';
+import { type Clock, SessionStore } from './sessions.js';
+import { sendWebResponse, toWebRequest } from './web.js';
+
+interface Session {
+  readonly id: string;
+  readonly server: McpServer;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+}
+
+/** Dependencies of {@link LegacySessions}. */
+export interface LegacySessionsContext {
+  readonly host: TransportHost;
+  readonly options: ResolvedHttpOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** `http://host:port` of the listener, for requests whose Host header is unusable. */
+  readonly origin: () => string;
+}
+
+/**
+ * Sessionful serving of 2025-era clients: one SDK server and one SDK streamable HTTP transport per
+ * session, so that the server can talk to the client between requests (GET stream) and the session ends
+ * with DELETE. Sessions are capped and expire when idle; the SDK transport remains the protocol's source
+ * of truth (headers, Accept, batching, streams, replay).
+ */
+export class LegacySessions {
+  readonly #context: LegacySessionsContext;
+  readonly #store: SessionStore<Session>;
+
+  constructor(context: LegacySessionsContext) {
+    this.#context = context;
+    this.#store = new SessionStore<Session>({
+      maxSessions: context.options.maxSessions,
+      idleTimeoutMs: context.options.sessionIdleTimeoutMs,
+      clock: context.clock,
+      onExpire: (id, session) => {
+        context.logger.debug('session expired after being idle', { sessionId: id });
+        void this.#close(session);
+      },
+    });
+  }
+
+  /** Open sessions. */
+  get size(): number {
+    return this.#store.size;
+  }
+
+  start(): void {
+    this.#store.start();
+  }
+
+  /** Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. */
+  async serve(req: IncomingMessage, res: ServerResponse, body: unknown, exchange: Exchange): Promise<void> {
+    const raw = req.headers['mcp-session-id'];
+    const header = Array.isArray(raw) ? raw.join(', ') : raw;
+    let session: Session | undefined;
+    if (header !== undefined) {
+      session = this.#store.get(header);
+      if (session === undefined) {
+        sendJsonError(res, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
+        return;
+      }
+    } else if (req.method === 'POST' && isInitializeRequest(body)) {
+      if (this.#store.full) this.#store.sweep();
+      if (this.#store.full) {
+        sendJsonError(
+          res,
+          503,
+          JSONRPC.serverError,
+          'Service Unavailable: too many open sessions, retry later',
+          {
+            id: echoId(body),
+            headers: { 'retry-after': String(this.#store.retryAfterSeconds()) },
+          },
+        );
+        return;
+      }
+      session = await this.#open();
+    } else {
+      sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required', {
+        id: echoId(body),
+      });
+      return;
+    }
+
+    const { id, transport } = session;
+    this.#store.begin(id);
+    const abort = new AbortController();
+    res.once('close', () => {
+      this.#store.end(id);
+      if (!res.writableFinished) abort.abort();
+    });
+    const request = toWebRequest(req, this.#context.origin(), abort.signal);
+    const response = await transport.handleRequest(
+      request,
+      body === undefined ? undefined : { parsedBody: body },
+    );
+    if (header === undefined && transport.sessionId === undefined) {
+      // The initialize request was refused (bad version header, invalid params): no session came of it.
+      this.#store.delete(id);
+      void this.#close(session);
+    }
+    await sendWebResponse(res, response, exchange);
+  }
+
+  /** Closes every session (their streams end); used by shutdown. */
+  async closeAll(): Promise<void> {
+    await Promise.all(this.#store.drain().map((session) => this.#close(session)));
+  }
+
+  async #open(): Promise<Session> {
+    const { host, options, logger } = this.#context;
+    const id = randomUUID();
+    const resumability = options.resumability;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      maxRequestBodySize: options.maxBodyBytes,
+      ...(resumability !== undefined && {
+        eventStore: new SessionEventStore(resumability.maxEventsPerSession),
+      }),
+      ...(resumability?.retryMs !== undefined && { retryInterval: resumability.retryMs }),
+    });
+    // Set before connect(): the SDK chains its own handlers after these.
+    transport.onclose = () => {
+      this.#store.delete(id);
+    };
+    transport.onerror = (error) =>
+      logger.debug('session request refused or failed', { error: error.message });
+    const server = host.createMcpServer();
+    const session: Session = { id, server, transport };
+    // Counted before the (asynchronous) connect so that concurrent initializes cannot pass the cap.
+    this.#store.add(id, session);
+    try {
+      await server.connect(transport);
+    } catch (error) {
+      this.#store.delete(id);
+      throw error;
+    }
+    return session;
+  }
+
+  async #close(session: Session): Promise<void> {
+    try {
+      await session.server.close();
+    } catch (error) {
+      this.#context.logger.warn('closing a session failed', {
+        sessionId: session.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

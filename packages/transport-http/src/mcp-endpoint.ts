@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isJsonContentType,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { Logger, TransportHost } from '@pier/core';
+import { readBody, refuseOversizedBody } from './body.js';
+import type { Exchange, ExchangeTracker } from './drain.js';
+import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import { LegacySessions } from './legacy-sessions.js';
+import type { ResolvedHttpOptions } from './options.js';
+import type { Clock } from './sessions.js';
+import { sendWebResponse, toWebRequest } from './web.js';
+
+/** Dependencies of the MCP endpoint. */
+export interface McpEndpointContext {
+  readonly host: TransportHost;
+  readonly options: ResolvedHttpOptions;
+  readonly clock: Clock;
+  readonly tracker: ExchangeTracker;
+  readonly logger: Logger;
+  /** `http://host:port` of the listener. */
+  readonly origin: () => string;
+}
+
+/** The MCP endpoint: answers every request routed to it, never throws. */
+export interface McpEndpoint {
+  handle(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void;
+  start(): void;
+  /** Stops serving: aborts what is still in flight in the SDK and closes every session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves both protocol eras from one path. The body is read once under the size limit and parsed once;
+ * the SDK gets it as `parsedBody`. 2026-07-28 requests always go to the SDK's `createMcpHandler` (stateless
+ * by design). 2025-era requests go to its stateless fallback too, unless sessions are on: then the SDK's
+ * own classifier sends them to {@link LegacySessions}.
+ */
+export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
+  const { host, options, tracker, logger } = context;
+  const handler: McpHttpHandler = createMcpHandler(() => host.createMcpServer(), {
+    legacy: options.sessions ? 'reject' : 'stateless',
+    maxRequestBodySize: options.maxBodyBytes,
+    onerror: (error) => logger.debug('MCP request refused or failed', { error: error.message }),
+  });
+  const sessions = options.sessions ? new LegacySessions(context) : undefined;
+
+  const serveWithHandler = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    exchange: Exchange,
+  ): Promise<void> => {
+    const abort = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const request = toWebRequest(req, context.origin(), abort.signal);
+    const response = await handler.fetch(request, { parsedBody: body });
+    if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
+    await sendWebResponse(res, response, exchange);
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
+    if (req.method !== 'POST') {
+      // GET (the session's stream) and DELETE only reach the endpoint in sessionful mode.
+      if (req.method === 'GET') tracker.promote(exchange);
+      await (sessions as LegacySessions).serve(req, res, undefined, exchange);
+      return;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      sendJsonError(
+        res,
+        415,
+        JSONRPC.serverError,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+      return;
+    }
+    const read = await readBody(req, options.maxBodyBytes);
+    if (!read.ok) {
+      if (read.reason === 'too-large') refuseOversizedBody(req, res, options.maxBodyBytes);
+      else res.destroy();
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.text);
+    } catch {
+      const message =
+        read.text.trim() === ''
+          ? 'Parse error: the request body is empty'
+          : 'Parse error: the request body is not valid JSON';
+      sendJsonError(res, 400, JSONRPC.parseError, message);
+      return;
+    }
+    if (isListenRequest(body)) tracker.promote(exchange);
+    if (sessions !== undefined) {
+      const outcome = classifyInboundRequest({
+        httpMethod: 'POST',
+        ...header(req, 'mcp-protocol-version', 'protocolVersionHeader'),
+        ...header(req, 'mcp-method', 'mcpMethodHeader'),
+        ...header(req, 'mcp-name', 'mcpNameHeader'),
+        body,
+      });
+      if (outcome.kind === 'legacy') {
+        await sessions.serve(req, res, body, exchange);
+        return;
+      }
+    }
+    await serveWithHandler(req, res, body, exchange);
+  };
+
+  return {
+    handle(req, res, exchange) {
+      serve(req, res, exchange).catch((error: unknown) => {
+        logger.error('MCP request crashed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        sendJsonError(res, 500, JSONRPC.internalError, 'Internal error', { id: null });
+      });
+    },
+    start() {
+      sessions?.start();
+    },
+    async close() {
+      await handler.close();
+      await sessions?.closeAll();
+    },
+  };
+}
+
+/** `subscriptions/listen` streams stay open until the client leaves: the drain ends them, never waits. */
+function isListenRequest(body: unknown): boolean {
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    (body as { method?: unknown }).method === 'subscriptions/listen' &&
+    echoId(body) !== null
+  );
+}
+
+function header<K extends string>(req: IncomingMessage, name: string, key: K): { [P in K]?: string } {
+  const value = req.headers[name];
+  if (value === undefined) return {};
+  return { [key]: Array.isArray(value) ? value.join(', ') : value } as { [P in K]?: string };
+}

@@ -1,0 +1,66 @@
+import type { HttpRoute } from '@pier/core';
+import { describe, expect, it } from 'vitest';
+import { createRouter, pathOf } from './routing.js';
+
+const handler: HttpRoute['handler'] = () => {};
+const other: HttpRoute['handler'] = () => {};
+
+describe('pathOf', () => {
+  it.each([
+    ['/mcp', '/mcp'],
+    ['/health?x=1', '/health'],
+    ['/health#frag', '/health'],
+    ['/a?b#c', '/a'],
+    ['//mcp', '//mcp'],
+    ['/mcp/../health', '/mcp/../health'],
+    ['http://127.0.0.1:3000/health?x=1', '/health'],
+    ['HTTPS://example.com', '/'],
+    ['*', undefined],
+    ['ftp://example.com/x', undefined],
+    ['', undefined],
+  ])('%j → %j', (target, path) => {
+    expect(pathOf(target)).toBe(path);
+  });
+});
+
+describe('createRouter', () => {
+  const router = createRouter(
+    [
+      { method: 'GET', path: '/health', handler },
+      { method: 'post', path: '/hooks', handler },
+      { method: 'GET', path: '/mcp', handler: other },
+    ],
+    { path: '/mcp', methods: ['GET', 'POST', 'DELETE'] },
+  );
+
+  it('matches plugin routes on method and exact path, and answers HEAD with the GET handler', () => {
+    expect(router.match('GET', '/health')).toEqual({ kind: 'route', handler });
+    expect(router.match('HEAD', '/health')).toEqual({ kind: 'route', handler });
+    expect(router.match('POST', '/hooks')).toEqual({ kind: 'route', handler });
+    expect(router.match('HEAD', '/hooks')).toEqual({ kind: 'method-not-allowed', allow: 'POST' });
+  });
+
+  it('puts plugin routes before the MCP endpoint', () => {
+    expect(router.match('GET', '/mcp')).toEqual({ kind: 'route', handler: other });
+    expect(router.match('POST', '/mcp')).toEqual({ kind: 'mcp' });
+    expect(router.match('PATCH', '/mcp')).toEqual({
+      kind: 'method-not-allowed',
+      allow: 'GET, HEAD, POST, DELETE',
+    });
+  });
+
+  it('knows nothing of other paths', () => {
+    expect(router.match('GET', '/health/')).toEqual({ kind: 'not-found' });
+    expect(router.allowFor('/nowhere')).toBeUndefined();
+  });
+
+  it('lists extra methods such as OPTIONS in every Allow', () => {
+    const withCors = createRouter(
+      [{ method: 'GET', path: '/health', handler }],
+      { path: '/mcp', methods: ['POST'] },
+      ['OPTIONS'],
+    );
+    expect(withCors.allowFor('/health')).toBe('GET, HEAD, OPTIONS');
+    expect(withCors.allowFor('/mcp')).toBe('POST, OPTIONS');
+  });
+});

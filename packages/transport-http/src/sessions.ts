@@ -1,0 +1,143 @@
+/** Time as the session store sees it; injectable so that tests need not wait for minutes. */
+export interface Clock {
+  /** Milliseconds on a monotonic scale. */
+  now(): number;
+  /** A repeating timer that must not keep the process alive on its own. */
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** The real clock: `performance.now()` and unref'd intervals. */
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setInterval(callback, ms) {
+    const timer = setInterval(callback, ms);
+    timer.unref();
+    return timer;
+  },
+  clearInterval(handle) {
+    clearInterval(handle as NodeJS.Timeout);
+  },
+};
+
+/** Options of {@link SessionStore}. */
+export interface SessionStoreOptions<T> {
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly clock: Clock;
+  /** Called (once) for a session removed because it was idle too long; close it there. */
+  readonly onExpire: (id: string, value: T) => void;
+}
+
+interface Entry<T> {
+  readonly value: T;
+  lastActive: number;
+  /** Requests and streams of the session still open: a busy session never expires. */
+  busy: number;
+}
+
+/**
+ * Bounded, expiring session registry. Entries are kept in order of last activity (an entry is moved to
+ * the end whenever it is used), so a sweep only visits sessions that are due, and memory stays bounded by
+ * `maxSessions` whatever clients do.
+ */
+export class SessionStore<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #options: SessionStoreOptions<T>;
+  #timer: unknown;
+
+  constructor(options: SessionStoreOptions<T>) {
+    this.#options = options;
+  }
+
+  /** How often idle sessions are looked for: a quarter of the idle timeout, within 250 ms … 60 s. */
+  get sweepIntervalMs(): number {
+    return Math.min(Math.max(Math.floor(this.#options.idleTimeoutMs / 4), 250), 60_000);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get full(): boolean {
+    return this.#entries.size >= this.#options.maxSessions;
+  }
+
+  get(id: string): T | undefined {
+    return this.#entries.get(id)?.value;
+  }
+
+  /** Adds a session; `false` (and nothing added) when the store is full or the id is taken. */
+  add(id: string, value: T): boolean {
+    if (this.full || this.#entries.has(id)) return false;
+    this.#entries.set(id, { value, lastActive: this.#options.clock.now(), busy: 0 });
+    return true;
+  }
+
+  delete(id: string): boolean {
+    return this.#entries.delete(id);
+  }
+
+  /** A request or stream of the session started. */
+  begin(id: string): void {
+    const entry = this.#touch(id);
+    if (entry !== undefined) entry.busy++;
+  }
+
+  /** A request or stream of the session ended. */
+  end(id: string): void {
+    const entry = this.#touch(id);
+    if (entry !== undefined && entry.busy > 0) entry.busy--;
+  }
+
+  /** Expires every session idle for at least the timeout; returns how many were expired. */
+  sweep(): number {
+    const deadline = this.#options.clock.now() - this.#options.idleTimeoutMs;
+    const expired: [string, T][] = [];
+    for (const [id, entry] of this.#entries) {
+      if (entry.lastActive > deadline) break;
+      if (entry.busy === 0) expired.push([id, entry.value]);
+    }
+    for (const [id, value] of expired) {
+      this.#entries.delete(id);
+      this.#options.onExpire(id, value);
+    }
+    return expired.length;
+  }
+
+  /** Seconds until an idle session is due to expire (a slot may free up then), between 1 and 60. */
+  retryAfterSeconds(): number {
+    const now = this.#options.clock.now();
+    for (const entry of this.#entries.values()) {
+      if (entry.busy > 0) continue;
+      const dueInMs = entry.lastActive + this.#options.idleTimeoutMs - now + this.sweepIntervalMs;
+      return Math.min(Math.max(Math.ceil(dueInMs / 1000), 1), 60);
+    }
+    return 60;
+  }
+
+  /** Starts the periodic sweep. */
+  start(): void {
+    if (this.#timer === undefined) {
+      this.#timer = this.#options.clock.setInterval(() => this.sweep(), this.sweepIntervalMs);
+    }
+  }
+
+  /** Stops the sweep and forgets every session (without closing them), returning them. */
+  drain(): T[] {
+    if (this.#timer !== undefined) this.#options.clock.clearInterval(this.#timer);
+    this.#timer = undefined;
+    const values = [...this.#entries.values()].map((entry) => entry.value);
+    this.#entries.clear();
+    return values;
+  }
+
+  #touch(id: string): Entry<T> | undefined {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return undefined;
+    entry.lastActive = this.#options.clock.now();
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    return entry;
+  }
+}

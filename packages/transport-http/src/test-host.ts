@@ -1,0 +1,176 @@
+// Test helper (excluded from the build): a TransportHost built by hand from the SDK's McpServer and core's
+// Lifecycle, with tools that let tests hold a call in flight.
+import { McpServer } from '@modelcontextprotocol/server';
+import {
+  type HttpListenOptions,
+  type HttpRoute,
+  Lifecycle,
+  type Logger,
+  type RunningTransport,
+} from '@pier/core';
+import * as z from 'zod';
+import { createHttpTransport, type TransportInternals } from './server.js';
+
+export interface LogLine {
+  readonly level: 'debug' | 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
+/** Holds `slow` tool calls until released. */
+export class Gate {
+  #waiting: (() => void)[] = [];
+  #watchers: { count: number; resolve: () => void }[] = [];
+
+  /** Called by the tool: resolves on {@link release}. */
+  wait(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      this.#watchers = this.#watchers.filter((watcher) => {
+        if (this.#waiting.length < watcher.count) return true;
+        watcher.resolve();
+        return false;
+      });
+    });
+  }
+
+  /** Resolves once `count` calls are waiting. */
+  whenWaiting(count = 1): Promise<void> {
+    if (this.#waiting.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#watchers.push({ count, resolve }));
+  }
+
+  release(): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+export interface TestHost {
+  readonly info: { readonly name: string; readonly version: string };
+  readonly logger: Logger;
+  readonly routes: readonly HttpRoute[];
+  readonly state: Lifecycle['state'];
+  onStateChange: Lifecycle['subscribe'];
+  createMcpServer(): McpServer;
+  readonly lifecycle: Lifecycle;
+  readonly logs: LogLine[];
+  readonly gate: Gate;
+  /** How many SDK servers the transport asked for. */
+  readonly serversCreated: number;
+  /** Every SDK server handed out, newest last. */
+  readonly servers: McpServer[];
+}
+
+/**
+ * A host serving `echo`, `slow` (waits on the gate), `notify` (sends progress, then answers) and
+ * `reconnect` (closes its SSE stream, as SEP-1699 polling does, then answers).
+ */
+export function createTestHost(init: { readonly routes?: readonly HttpRoute[] } = {}): TestHost {
+  const logs: LogLine[] = [];
+  const lifecycle = new Lifecycle((error) => logs.push({ level: 'error', message: String(error) }));
+  const gate = new Gate();
+  const servers: McpServer[] = [];
+  return {
+    info: { name: 'test-server', version: '1.2.3' },
+    logger: captureLogger(logs),
+    routes: init.routes ?? [],
+    get state() {
+      return lifecycle.state;
+    },
+    onStateChange: (listener) => lifecycle.subscribe(listener),
+    createMcpServer() {
+      const server = buildServer(gate);
+      servers.push(server);
+      return server;
+    },
+    lifecycle,
+    logs,
+    gate,
+    get serversCreated() {
+      return servers.length;
+    },
+    servers,
+  };
+}
+
+function buildServer(gate: Gate): McpServer {
+  const server = new McpServer({ name: 'test-server', version: '1.2.3' });
+  server.registerTool(
+    'echo',
+    { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+  server.registerTool('slow', { description: 'Answers once the test releases it' }, async () => {
+    await gate.wait();
+    return { content: [{ type: 'text', text: 'slow done' }] };
+  });
+  server.registerTool('notify', { description: 'Sends progress, then answers' }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined) {
+      await ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, total: 2 },
+      });
+    }
+    return { content: [{ type: 'text', text: 'notified' }] };
+  });
+  server.registerTool('reconnect', { description: 'Closes its stream, then answers' }, async (ctx) => {
+    ctx.http?.closeSSE?.();
+    await gate.wait();
+    return { content: [{ type: 'text', text: 'after reconnect' }] };
+  });
+  return server;
+}
+
+function captureLogger(logs: LogLine[]): Logger {
+  const write =
+    (level: LogLine['level']) =>
+    (message: string, fields?: Readonly<Record<string, unknown>>): void => {
+      logs.push(fields === undefined ? { level, message } : { level, message, fields });
+      if (process.env.PIER_TEST_LOG)
+        process.stderr.write(`[${level}] ${message} ${JSON.stringify(fields ?? {})}\n`);
+    };
+  const logger: Logger = {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    child: () => logger,
+  };
+  return logger;
+}
+
+/** A transport on 127.0.0.1 and a free port, for one test. */
+export interface TestServer {
+  readonly host: TestHost;
+  readonly running: RunningTransport;
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  /** Marks the lifecycle draining, as core does, then closes the transport. */
+  close(options?: { readonly drainDelayMs?: number }): Promise<void>;
+}
+
+export async function startTestServer(
+  options: HttpListenOptions = {},
+  init: { readonly routes?: readonly HttpRoute[]; readonly internals?: TransportInternals } = {},
+): Promise<TestServer> {
+  const host = createTestHost(init.routes === undefined ? {} : { routes: init.routes });
+  const running = await createHttpTransport(host, { port: 0, ...options }, init.internals ?? {});
+  host.lifecycle.advance('ready');
+  const port = running.address.port as number;
+  return {
+    host,
+    running,
+    url: running.address.url,
+    origin: new URL(running.address.url).origin,
+    port,
+    async close(closeOptions = {}) {
+      host.lifecycle.advance('draining');
+      await running.close({ reason: 'close', ...closeOptions });
+      host.lifecycle.advance('closed');
+    },
+  };
+}
