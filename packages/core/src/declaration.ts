@@ -18,19 +18,19 @@ export type ZodShape = Readonly<Record<string, z.ZodType>>;
 /** Tool input, tool output or prompt arguments: a zod shape or a zod schema of an object. */
 export type ObjectSchema = ZodShape | z.ZodType<Record<string, unknown>>;
 
-/** The parsed value of an {@link ObjectSchema}: what a method receives. */
+/** The parsed value of an {@link ObjectSchema}: what a method receives (`{}` without a schema). */
 export type SchemaOutput<S> = S extends z.ZodType
   ? z.output<S>
   : S extends ZodShape
     ? z.output<z.ZodObject<S>>
-    : Record<string, never>;
+    : Record<never, never>;
 
 /** The value an {@link ObjectSchema} accepts before parsing: what a tool with an output schema returns. */
 export type SchemaInput<S> = S extends z.ZodType
   ? z.input<S>
   : S extends ZodShape
     ? z.input<z.ZodObject<S>>
-    : Record<string, never>;
+    : Record<never, never>;
 
 type MaybePromise<T> = T | Promise<T>;
 

@@ -45,6 +45,12 @@ describe('@Tool', () => {
         return country;
       }
 
+      // @ts-expect-error: without `input` there are no arguments to expect
+      @Tool()
+      undeclared({ city }: { city: string }) {
+        return city;
+      }
+
       // @ts-expect-error: the second parameter is a ToolContext
       @Tool({ input: { city: z.string() } })
       wrongContext(_args: { city: string }, ctx: { tenant: string }) {
