@@ -43,7 +43,10 @@ export interface ToolContext extends RequestContext {
 }
 
 /** The context a resource method receives as its second argument. */
-export interface ResourceContext extends RequestContext {}
+export interface ResourceContext extends RequestContext {
+  /** The values a `uriTemplate` matched, by variable name; empty for a fixed `uri`. */
+  readonly variables: Readonly<Record<string, string | string[]>>;
+}
 
 /** The context a prompt method receives as its second argument. */
 export interface PromptContext extends RequestContext {}
@@ -70,6 +73,15 @@ export function toolContext(mcp: ServerContext, logger: Logger): ToolContext {
       await mcp.mcpReq.log(level, data);
     },
   };
+}
+
+/** Builds a {@link ResourceContext}. */
+export function resourceContext(
+  mcp: ServerContext,
+  logger: Logger,
+  variables: Readonly<Record<string, string | string[]>>,
+): ResourceContext {
+  return { ...requestContext(mcp, logger), variables };
 }
 
 /** Builds the common part of every context. */

@@ -69,10 +69,16 @@ export interface ToolOptions<
   readonly annotations?: ToolAnnotations;
 }
 
-/** Options of {@link Resource} (and of a plain resource, with `handler`). */
-export interface ResourceOptions {
-  /** The resource's URI, such as `config://app`. */
-  readonly uri: string;
+/**
+ * Suggests values for one variable of a resource template (`completion/complete`), given what the
+ * user typed so far and the variables already filled in.
+ */
+export type CompleteVariable = (
+  value: string,
+  context?: { readonly arguments?: Record<string, string> },
+) => string[] | Promise<string[]>;
+
+interface ResourceFields {
   /** Default: the method name. */
   readonly name?: string;
   readonly title?: string;
@@ -81,6 +87,25 @@ export interface ResourceOptions {
   readonly mimeType?: string;
   readonly annotations?: Annotations;
 }
+
+/** A resource at one fixed URI. */
+export interface FixedResourceOptions extends ResourceFields {
+  /** The resource's URI, such as `config://app`. */
+  readonly uri: string;
+  readonly uriTemplate?: never;
+}
+
+/** Resources at every URI an RFC 6570 template matches; the method reads the values in `ctx.variables`. */
+export interface TemplateResourceOptions extends ResourceFields {
+  /** Such as `users://{id}/profile`. Listed by `resources/templates/list`. */
+  readonly uriTemplate: string;
+  readonly uri?: never;
+  /** Completions for the template's variables, by variable name. */
+  readonly complete?: Readonly<Record<string, CompleteVariable>>;
+}
+
+/** Options of {@link Resource} (and of a plain resource, with `handler`): a `uri` or a `uriTemplate`. */
+export type ResourceOptions = FixedResourceOptions | TemplateResourceOptions;
 
 /** Options of {@link Prompt} (and of a plain prompt, with `name` and `handler`). */
 export interface PromptOptions<A extends ObjectSchema | undefined = undefined> {
@@ -120,16 +145,11 @@ export interface ToolDeclaration<Args = never, Result = unknown> {
   readonly handler: (args: Args, ctx: ToolContext) => Result;
 }
 
-/** A resource as a plain object; see {@link defineResource}. */
-export interface ResourceDeclaration {
+/** A resource as a plain object, at a fixed `uri` or a `uriTemplate`; see {@link defineResource}. */
+export type ResourceDeclaration = ResourceOptions & {
   readonly name: string;
-  readonly uri: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
-  readonly annotations?: Annotations;
   readonly handler: (uri: URL, ctx: ResourceContext) => ResourceReturn;
-}
+};
 
 /** A prompt as a plain object; build one with {@link definePrompt} to get the argument type checked. */
 export interface PromptDeclaration<Args = never> {

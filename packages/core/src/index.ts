@@ -1,3 +1,5 @@
+// Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
+export { completable } from '@modelcontextprotocol/server';
 export type {
   ProgressOptions,
   PromptContext,
@@ -18,6 +20,8 @@ export type {
   TransportHost,
 } from './contract.js';
 export type {
+  CompleteVariable,
+  FixedResourceOptions,
   MCPServerOptions,
   ObjectSchema,
   PromptDeclaration,
@@ -30,6 +34,7 @@ export type {
   SchemaInput,
   SchemaOutput,
   ServerDeclaration,
+  TemplateResourceOptions,
   ToolDeclaration,
   ToolDefinition,
   ToolOptions,

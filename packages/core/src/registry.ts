@@ -1,7 +1,13 @@
 // Everything a server serves, collected from its class (or plain declaration) and its plugins,
 // checked for clashes, and prepared once so that building an SDK server per request stays cheap.
-import { McpServer, type ServerContext, type ToolAnnotations } from '@modelcontextprotocol/server';
-import { requestContext, toolContext } from './context.js';
+import {
+  McpServer,
+  ResourceTemplate,
+  type ServerContext,
+  type ToolAnnotations,
+  type Variables,
+} from '@modelcontextprotocol/server';
+import { requestContext, resourceContext, toolContext } from './context.js';
 import type { HttpRoute, ServerInfo } from './contract.js';
 import type {
   PromptDeclaration,
@@ -16,6 +22,8 @@ import { type PreparedSchema, prepareObjectSchema } from './schema.js';
 import { describe, fail } from './validate.js';
 
 type Register = (server: McpServer) => void;
+
+const NO_VARIABLES: Variables = Object.freeze({});
 type Callback = (...args: unknown[]) => Promise<never>;
 
 /** Throws `DUPLICATE_NAME` when a declaration repeats a tool, resource or prompt name (or a resource URI). */
@@ -38,7 +46,7 @@ export function assertUniqueNames(declaration: ServerDeclaration, source: string
   );
   check(
     'resource URI',
-    (declaration.resources ?? []).map((r) => r.uri),
+    (declaration.resources ?? []).map((r) => r.uri ?? r.uriTemplate ?? ''),
   );
   check(
     'prompt',
@@ -101,7 +109,6 @@ export class Registry {
 
   addResource(resource: ResourceDeclaration, source: string): void {
     claim(this.#resources, 'resource', resource.name, source);
-    claim(this.#resourceUris, 'resource URI', resource.uri, source);
     const metadata = {
       ...(resource.title !== undefined && { title: resource.title }),
       ...(resource.description !== undefined && { description: resource.description }),
@@ -109,18 +116,40 @@ export class Registry {
       ...(resource.annotations !== undefined && { annotations: resource.annotations }),
     };
     const logger = this.logger.child(`resource:${resource.name}`);
-    const read = async (uri: URL, mcp: ServerContext) => {
+    const read = async (uri: URL, variables: Variables, mcp: ServerContext) => {
       try {
-        const value = await resource.handler(uri, requestContext(mcp, logger));
+        const value = await resource.handler(uri, resourceContext(mcp, logger, variables));
         return toResourceResult(value, uri.href, resource.mimeType);
       } catch (error) {
         logger.warn('resource read failed', { error: messageOf(error) });
         throw error;
       }
     };
-    this.#registrations.push((server) =>
-      server.registerResource(resource.name, resource.uri, metadata, read),
-    );
+    if (resource.uriTemplate === undefined) {
+      claim(this.#resourceUris, 'resource URI', resource.uri, source);
+      const readFixed = (uri: URL, mcp: ServerContext) => read(uri, NO_VARIABLES, mcp);
+      this.#registrations.push((server) =>
+        server.registerResource(resource.name, resource.uri, metadata, readFixed),
+      );
+      return;
+    }
+    claim(this.#resourceUris, 'resource URI template', resource.uriTemplate, source);
+    let template: ResourceTemplate;
+    try {
+      // Immutable once built, so one serves every SDK server.
+      template = new ResourceTemplate(resource.uriTemplate, {
+        list: undefined,
+        ...(resource.complete !== undefined && { complete: { ...resource.complete } }),
+      });
+    } catch (error) {
+      fail(
+        `resource "${resource.name}" of ${source}`,
+        'uriTemplate',
+        `a valid URI template (${messageOf(error)})`,
+        resource.uriTemplate,
+      );
+    }
+    this.#registrations.push((server) => server.registerResource(resource.name, template, metadata, read));
   }
 
   addPrompt(prompt: PromptDeclaration, source: string): void {

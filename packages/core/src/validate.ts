@@ -77,12 +77,31 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
   const fields = record(value, where, 'resource', 'an object');
   const name = fields.name;
   if (typeof name !== 'string' || name === '') fail(where, 'name', 'a non-empty string', name);
-  const uri = fields.uri;
-  if (typeof uri !== 'string' || !URL.canParse(uri))
-    fail(where, 'uri', 'an absolute URI such as config://app', uri);
+  const { uri, uriTemplate } = fields;
+  let address: { uri: string } | { uriTemplate: string; complete?: never };
+  if (uriTemplate === undefined) {
+    if (typeof uri !== 'string' || !URL.canParse(uri)) {
+      fail(where, 'uri', 'an absolute URI such as config://app (or give a uriTemplate)', uri);
+    }
+    address = { uri };
+  } else {
+    if (uri !== undefined) fail(where, 'uri', 'left out when there is a uriTemplate', uri);
+    if (typeof uriTemplate !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uriTemplate)) {
+      fail(where, 'uriTemplate', 'an RFC 6570 template of an absolute URI such as users://{id}', uriTemplate);
+    }
+    const complete = fields.complete;
+    if (complete !== undefined) {
+      const valid =
+        typeof complete === 'object' &&
+        complete !== null &&
+        Object.values(complete).every((value) => typeof value === 'function');
+      if (!valid) fail(where, 'complete', 'an object of functions, by variable name', complete);
+    }
+    address = { uriTemplate, ...(complete !== undefined && { complete: complete as never }) };
+  }
   return {
     name,
-    uri,
+    ...address,
     ...optionalString(fields, 'title', where),
     ...optionalString(fields, 'description', where),
     ...optionalString(fields, 'mimeType', where),
