@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  isInitializeRequest,
-  type McpServer,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
 import type { Logger, TransportHost } from '@pier/core';
 import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { type Clock, SessionStore } from './sessions.js';
-import { sendWebResponse, toWebRequest } from './web.js';
+import { toWebRequest } from './web.js';
 
 interface Session {
   readonly id: string;
   readonly server: McpServer;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: LegacyTransport;
 }
 
 /** Dependencies of {@link LegacySessions}. */
@@ -30,10 +27,9 @@ export interface LegacySessionsContext {
 }
 
 /**
- * Sessionful serving of 2025-era clients: one SDK server and one SDK streamable HTTP transport per
- * session, so that the server can talk to the client between requests (GET stream) and the session ends
- * with DELETE. Sessions are capped and expire when idle; the SDK transport remains the protocol's source
- * of truth (headers, Accept, batching, streams, replay).
+ * Sessionful serving of 2025-era clients: one SDK server and one {@link LegacyTransport} per session, so
+ * that the server can talk to the client between requests (GET stream) and the session ends with DELETE.
+ * Sessions are capped and expire when idle.
  */
 export class LegacySessions {
   readonly #context: LegacySessionsContext;
@@ -97,22 +93,19 @@ export class LegacySessions {
 
     const { id, transport } = session;
     this.#store.begin(id);
-    const abort = new AbortController();
-    res.once('close', () => {
-      this.#store.end(id);
-      if (!res.writableFinished) abort.abort();
-    });
-    const request = toWebRequest(req, this.#context.origin(), abort.signal);
-    const response = await transport.handleRequest(
-      request,
-      body === undefined ? undefined : { parsedBody: body },
-    );
-    if (header === undefined && transport.sessionId === undefined) {
-      // The initialize request was refused (bad version header, invalid params): no session came of it.
-      this.#store.delete(id);
-      void this.#close(session);
+    res.once('close', () => this.#store.end(id));
+    if (req.method === 'GET') {
+      await transport.handleGet(req, res, exchange);
+    } else if (req.method === 'DELETE') {
+      await transport.handleDelete(req, res);
+    } else {
+      await transport.handlePost(req, res, body, exchange, () => toWebRequest(req, this.#context.origin()));
+      if (header === undefined && !transport.initialized) {
+        // The initialize request was refused (say, for its Accept header): no session came of it.
+        this.#store.delete(id);
+        void this.#close(session);
+      }
     }
-    await sendWebResponse(res, response, exchange);
   }
 
   /** Closes every session (their streams end); used by shutdown. */
@@ -124,13 +117,12 @@ export class LegacySessions {
     const { host, options, logger } = this.#context;
     const id = randomUUID();
     const resumability = options.resumability;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      maxRequestBodySize: options.maxBodyBytes,
+    const transport = new LegacyTransport({
+      sessionId: id,
       ...(resumability !== undefined && {
         eventStore: new SessionEventStore(resumability.maxEventsPerSession),
       }),
-      ...(resumability?.retryMs !== undefined && { retryInterval: resumability.retryMs }),
+      ...(resumability?.retryMs !== undefined && { retryMs: resumability.retryMs }),
     });
     // Set before connect(): the SDK chains its own handlers after these.
     transport.onclose = () => {

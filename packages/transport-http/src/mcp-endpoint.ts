@@ -10,6 +10,7 @@ import { readBody, refuseOversizedBody } from './body.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacySessions } from './legacy-sessions.js';
+import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
 import type { Clock } from './sessions.js';
 import { sendWebResponse, toWebRequest } from './web.js';
@@ -34,15 +35,17 @@ export interface McpEndpoint {
 }
 
 /**
- * Serves both protocol eras from one path. The body is read once under the size limit and parsed once;
- * the SDK gets it as `parsedBody`. 2026-07-28 requests always go to the SDK's `createMcpHandler` (stateless
- * by design). 2025-era requests go to its stateless fallback too, unless sessions are on: then the SDK's
- * own classifier sends them to {@link LegacySessions}.
+ * Serves both protocol eras from one path. The body is read once under the size limit and parsed once,
+ * then the SDK's own classifier (`classifyInboundRequest`, what `createMcpHandler` runs) picks the era:
+ * 2026-07-28 requests, and the classifier's rejections, go to the SDK's `createMcpHandler` with the body as
+ * `parsedBody`; 2025-era requests go to a fresh SDK server on a node-native {@link LegacyTransport}
+ * (stateless), or to their session's server ({@link LegacySessions}) when sessions are on.
  */
 export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   const { host, options, tracker, logger } = context;
   const handler: McpHttpHandler = createMcpHandler(() => host.createMcpServer(), {
-    legacy: options.sessions ? 'reject' : 'stateless',
+    // 2025-era traffic never reaches it: it is classified first and served by LegacyTransport.
+    legacy: 'reject',
     maxRequestBodySize: options.maxBodyBytes,
     onerror: (error) => logger.debug('MCP request refused or failed', { error: error.message }),
   });
@@ -62,6 +65,26 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     const response = await handler.fetch(request, { parsedBody: body });
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
     await sendWebResponse(res, response, exchange);
+  };
+
+  /** A 2025-era request without sessions: a fresh SDK server for this one exchange, closed after it. */
+  const serveStateless = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    exchange: Exchange,
+  ): Promise<void> => {
+    const server = host.createMcpServer();
+    const transport = new LegacyTransport();
+    transport.onerror = (error) => logger.debug('MCP request refused or failed', { error: error.message });
+    await server.connect(transport);
+    // Closing when the response closes also stops the handler of a client that went away.
+    res.once('close', () => {
+      server
+        .close()
+        .catch((error: unknown) => logger.warn('closing an SDK server failed', { error: String(error) }));
+    });
+    await transport.handlePost(req, res, body, exchange, () => toWebRequest(req, context.origin()));
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
@@ -97,20 +120,19 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
-    if (isListenRequest(body)) tracker.promote(exchange);
-    if (sessions !== undefined) {
-      const outcome = classifyInboundRequest({
-        httpMethod: 'POST',
-        ...header(req, 'mcp-protocol-version', 'protocolVersionHeader'),
-        ...header(req, 'mcp-method', 'mcpMethodHeader'),
-        ...header(req, 'mcp-name', 'mcpNameHeader'),
-        body,
-      });
-      if (outcome.kind === 'legacy') {
-        await sessions.serve(req, res, body, exchange);
-        return;
-      }
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      ...header(req, 'mcp-protocol-version', 'protocolVersionHeader'),
+      ...header(req, 'mcp-method', 'mcpMethodHeader'),
+      ...header(req, 'mcp-name', 'mcpNameHeader'),
+      body,
+    });
+    if (outcome.kind === 'legacy') {
+      if (sessions !== undefined) await sessions.serve(req, res, body, exchange);
+      else await serveStateless(req, res, body, exchange);
+      return;
     }
+    if (isListenRequest(body)) tracker.promote(exchange);
     await serveWithHandler(req, res, body, exchange);
   };
 

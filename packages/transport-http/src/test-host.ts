@@ -64,8 +64,9 @@ export interface TestHost {
 }
 
 /**
- * A host serving `echo`, `slow` (waits on the gate), `notify` (sends progress, then answers) and
- * `reconnect` (closes its SSE stream, as SEP-1699 polling does, then answers).
+ * A host serving `echo`, `slow` (waits on the gate), `notify` (sends progress, then answers), `header`
+ * (reads a request header) and `reconnect` (closes its SSE stream, as SEP-1699 polling does, then waits
+ * on the gate).
  */
 export function createTestHost(init: { readonly routes?: readonly HttpRoute[] } = {}): TestHost {
   const logs: LogLine[] = [];
@@ -116,6 +117,9 @@ function buildServer(gate: Gate): McpServer {
     }
     return { content: [{ type: 'text', text: 'notified' }] };
   });
+  server.registerTool('header', { description: 'Reads the X-Pier-Test request header' }, async (ctx) => ({
+    content: [{ type: 'text', text: ctx.http?.req?.headers.get('x-pier-test') ?? 'none' }],
+  }));
   server.registerTool('reconnect', { description: 'Closes its stream, then answers' }, async (ctx) => {
     ctx.http?.closeSSE?.();
     await gate.wait();

@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  type EventStore,
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  parseJSONRPCMessage,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { Channel } from './channel.js';
+import type { Exchange } from './drain.js';
+import { JSONRPC } from './json-errors.js';
+
+/** Options of {@link LegacyTransport}. */
+export interface LegacyTransportOptions {
+  /** The session id to issue on initialize; without it the transport is stateless (one exchange). */
+  readonly sessionId?: string;
+  /** Makes streams resumable: every event gets an id and is kept for `Last-Event-ID` replay. */
+  readonly eventStore?: EventStore;
+  /** Sent as the SSE `retry` field of priming events. */
+  readonly retryMs?: number;
+}
+
+/** A web `Request` for the SDK's request context (`ctx.http.req`), built by the caller. */
+export type RequestFactory = () => Request;
+
+const STANDALONE = '_GET_stream';
+const MAX_BATCH = 100;
+
+/**
+ * The 2025-era streamable HTTP transport, node-native: the SDK's `Server` stays the protocol engine and
+ * this replaces `WebStandardStreamableHTTPServerTransport` beneath it, answer for answer (same statuses,
+ * error codes and messages, same session, stream, replay and batch rules), without converting each
+ * exchange to web `Request`/`Response` streams. A quick answer goes out as one JSON body; the response
+ * becomes an SSE stream only when the server says something before its answer, or when streams are
+ * resumable (then every stream starts with a priming event).
+ */
+export class LegacyTransport implements Transport {
+  sessionId: string | undefined;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  readonly #issuedId: string | undefined;
+  readonly #eventStore: EventStore | undefined;
+  readonly #retryMs: number | undefined;
+  #versions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+  #started = false;
+  #initialized = false;
+  #closed = false;
+  /** Connected responses by stream id. */
+  readonly #channels = new Map<string, Channel>();
+  /** The stream each request's answer belongs to (kept while its stream is disconnected). */
+  readonly #requestStreams = new Map<RequestId, string>();
+  /** Answers held until every request of their stream is answered. */
+  readonly #answers = new Map<RequestId, JSONRPCMessage>();
+
+  constructor(options: LegacyTransportOptions = {}) {
+    this.#issuedId = options.sessionId;
+    this.#eventStore = options.eventStore;
+    this.#retryMs = options.retryMs;
+  }
+
+  /** Whether an initialize request was accepted (a session exists from then on). */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('Transport already started');
+    this.#started = true;
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.#versions = versions;
+  }
+
+  /** Serves a POST whose body was read and parsed already. */
+  async handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    exchange: Exchange,
+    request: RequestFactory,
+  ): Promise<void> {
+    if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      const message = 'Not Acceptable: Client must accept both application/json and text/event-stream';
+      return this.#refuse(res, 406, JSONRPC.serverError, message);
+    }
+    if (Array.isArray(body) && body.length > MAX_BATCH) {
+      const message = `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`;
+      return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+    }
+    let messages: JSONRPCMessage[];
+    try {
+      messages = Array.isArray(body) ? body.map(parseJSONRPCMessage) : [parseJSONRPCMessage(body)];
+    } catch {
+      return this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
+    }
+    // The method is checked first only to spare the schema check on every other message.
+    const initialize = messages.find(
+      (m) => (m as { method?: unknown }).method === 'initialize' && isInitializeRequest(m),
+    );
+    if (initialize !== undefined) {
+      if (this.#initialized && this.#issuedId !== undefined) {
+        return this.#refuse(res, 400, JSONRPC.invalidRequest, 'Invalid Request: Server already initialized');
+      }
+      if (messages.length > 1) {
+        const message = 'Invalid Request: Only one initialization request is allowed';
+        return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+      }
+      this.sessionId = this.#issuedId;
+      this.#initialized = true;
+    } else if (this.#refusedSessionOrVersion(req, res)) {
+      return;
+    }
+
+    const requests = messages.filter(isRequestLike);
+    const extra: MessageExtraInfo = { request: request() };
+    if (requests.length === 0) {
+      for (const message of messages) this.onmessage?.(message, extra);
+      res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
+      res.end();
+      return;
+    }
+
+    const streamId = randomUUID();
+    const version =
+      (initialize as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion ??
+      header(req, 'mcp-protocol-version') ??
+      DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    const resumable = this.#eventStore !== undefined && this.#supportsPriming(version);
+    const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
+    this.#channels.set(streamId, channel);
+    for (const message of requests) this.#requestStreams.set(message.id, streamId);
+    if (resumable) {
+      channel.prime(
+        await (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage),
+        this.#retryMs,
+      );
+      extra.closeSSEStream = () => this.closeSSEStream(requests[0]?.id as RequestId);
+      extra.closeStandaloneSSEStream = () => this.closeStandaloneSSEStream();
+    }
+    for (const message of messages) {
+      if (resumable && isRequestLike(message)) {
+        this.onmessage?.(message, { ...extra, closeSSEStream: () => this.closeSSEStream(message.id) });
+      } else {
+        this.onmessage?.(message, extra);
+      }
+    }
+  }
+
+  /** Serves the GET that opens the session's stream for server-initiated messages (or resumes one). */
+  async handleGet(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
+    if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+    if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+      const message = 'Not Acceptable: Client must accept text/event-stream';
+      return this.#refuse(res, 406, JSONRPC.serverError, message);
+    }
+    if (this.#refusedSessionOrVersion(req, res)) return;
+    const lastEventId = header(req, 'last-event-id');
+    if (this.#eventStore !== undefined && lastEventId !== undefined) {
+      return this.#replay(this.#eventStore, lastEventId, res, exchange);
+    }
+    if (this.#channels.has(STANDALONE)) {
+      return this.#refuse(
+        res,
+        409,
+        JSONRPC.serverError,
+        'Conflict: Only one SSE stream is allowed per session',
+      );
+    }
+    const channel = new Channel(res, this.#headers(), exchange, () =>
+      this.#disconnected(STANDALONE, channel),
+    );
+    this.#channels.set(STANDALONE, channel);
+    channel.stream();
+  }
+
+  /** Serves the DELETE that ends the session. */
+  async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+    if (this.#refusedSessionOrVersion(req, res)) return;
+    res.writeHead(200, { ...this.#headers(), 'content-length': '0' });
+    res.end();
+    await this.close();
+  }
+
+  async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
+    const isAnswer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const requestId = isAnswer ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    if (requestId === undefined) {
+      if (isAnswer) {
+        throw new Error(
+          'Cannot send a response on a standalone SSE stream unless resuming a previous client request',
+        );
+      }
+      const eventId = await this.#eventStore?.storeEvent(STANDALONE, message);
+      this.#channels.get(STANDALONE)?.event(JSON.stringify(message), eventId);
+      return;
+    }
+    const streamId = this.#requestStreams.get(requestId);
+    if (streamId === undefined)
+      throw new Error(`No connection established for request ID: ${String(requestId)}`);
+    const eventId = await this.#eventStore?.storeEvent(streamId, message);
+    const channel = this.#channels.get(streamId);
+    if (!isAnswer) {
+      channel?.event(JSON.stringify(message), eventId);
+      return;
+    }
+    this.#answers.set(requestId, message);
+    if (channel?.streaming) channel.event(JSON.stringify(message), eventId);
+    const related = [...this.#requestStreams].filter(([, id]) => id === streamId).map(([id]) => id);
+    if (!related.every((id) => this.#answers.has(id))) return;
+    const answers = related.map((id) => this.#answers.get(id) as JSONRPCMessage);
+    for (const id of related) {
+      this.#answers.delete(id);
+      this.#requestStreams.delete(id);
+    }
+    this.#channels.delete(streamId);
+    if (channel === undefined) {
+      if (this.#eventStore === undefined) {
+        this.onerror?.(
+          new Error(
+            `Response for request ID ${String(requestId)} is undeliverable: per-request stream is disconnected and no eventStore is configured`,
+          ),
+        );
+      }
+      return;
+    }
+    if (channel.streaming) channel.end();
+    else channel.json(200, JSON.stringify(answers.length === 1 ? answers[0] : answers));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const channels = [...this.#channels.values()];
+    this.#channels.clear();
+    this.#answers.clear();
+    for (const channel of channels) channel.end();
+    this.onclose?.();
+  }
+
+  /** Ends the SSE stream of a request so that the client reconnects and resumes it (SEP-1699 polling). */
+  closeSSEStream(requestId: RequestId): void {
+    const streamId = this.#requestStreams.get(requestId);
+    if (streamId === undefined) return;
+    const channel = this.#channels.get(streamId);
+    this.#channels.delete(streamId);
+    channel?.end();
+  }
+
+  /** Ends the session's GET stream so that the client reconnects. */
+  closeStandaloneSSEStream(): void {
+    const channel = this.#channels.get(STANDALONE);
+    this.#channels.delete(STANDALONE);
+    channel?.end();
+  }
+
+  async #replay(
+    store: EventStore,
+    lastEventId: string,
+    res: ServerResponse,
+    exchange: Exchange,
+  ): Promise<void> {
+    try {
+      let known: string | undefined;
+      if (store.getStreamIdForEventId !== undefined) {
+        known = await store.getStreamIdForEventId(lastEventId);
+        if (known === undefined)
+          return this.#refuse(res, 400, JSONRPC.serverError, 'Invalid event ID format');
+        if (this.#channels.has(known)) {
+          const message = 'Conflict: Stream already has an active connection';
+          return this.#refuse(res, 409, JSONRPC.serverError, message);
+        }
+      }
+      let streamId = known ?? STANDALONE;
+      const channel = new Channel(res, this.#headers(), exchange, () =>
+        this.#disconnected(streamId, channel),
+      );
+      channel.stream();
+      streamId = await store.replayEventsAfter(lastEventId, {
+        send: async (eventId, message) => channel.event(JSON.stringify(message), eventId),
+      });
+      if (this.#closed || !channel.open) {
+        channel.end();
+        return;
+      }
+      this.#channels.get(streamId)?.end();
+      const live = streamId === STANDALONE || [...this.#requestStreams.values()].includes(streamId);
+      if (live) this.#channels.set(streamId, channel);
+      else channel.end();
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent) this.#refuse(res, 500, JSONRPC.serverError, 'Error replaying events');
+      else res.end();
+    }
+  }
+
+  /** Session and protocol-version checks of every request but initialize; answers and returns `true` on failure. */
+  #refusedSessionOrVersion(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.#issuedId !== undefined) {
+      if (!this.#initialized) {
+        this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Server not initialized');
+        return true;
+      }
+      const id = header(req, 'mcp-session-id');
+      if (id === undefined) {
+        this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
+        return true;
+      }
+      if (id !== this.sessionId) {
+        this.#refuse(res, 404, JSONRPC.sessionNotFound, 'Session not found');
+        return true;
+      }
+    }
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !this.#versions.includes(version)) {
+      const message = `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.#versions.join(', ')})`;
+      this.#refuse(res, 400, JSONRPC.serverError, message);
+      return true;
+    }
+    return false;
+  }
+
+  /** A stream's client went away: its answers are kept for replay (with an event store) or dropped. */
+  #disconnected(streamId: string, channel: Channel): void {
+    if (this.#channels.get(streamId) === channel) this.#channels.delete(streamId);
+  }
+
+  /** Priming events need an empty `data`, which clients handle from 2025-11-25 on. */
+  #supportsPriming(version: string): boolean {
+    return this.#versions.includes(version) && version >= '2025-11-25';
+  }
+
+  #headers(): Record<string, string> {
+    return this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
+  }
+
+  #refuse(res: ServerResponse, status: number, code: number, message: string): void {
+    this.onerror?.(new Error(message));
+    refuse(res, this.#headers(), status, code, message);
+  }
+}
+
+function refuse(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  status: number,
+  code: number,
+  message: string,
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  res.end(body);
+}
+
+/** Requests (as opposed to notifications and answers): what a response must wait for. */
+function isRequestLike(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
+  return 'method' in message && 'id' in message && isJSONRPCRequest(message);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
