@@ -4,8 +4,6 @@ import type {
   CloseReason,
   HttpRoute,
   ListenResult,
-  PierPlugin,
-  PluginContext,
   RunningTransport,
   ServerInfo,
   TransportHost,
@@ -16,17 +14,12 @@ import { messageOf, PierError } from './errors.js';
 import type { HttpListenOptions } from './http-options.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
+import { setUpPlugin } from './plugins.js';
 import { Registry } from './registry.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
 import { loadHttpTransport } from './transport-loader.js';
-import {
-  describe,
-  validatePrompt,
-  validateResource,
-  validateServerDeclaration,
-  validateTool,
-} from './validate.js';
+import { describe, validateServerDeclaration } from './validate.js';
 
 /** Options of `listen()` for `@pier/transport-http`; see that package for defaults. */
 export type StreamableHttpListenOptions = HttpListenOptions & { readonly transport: 'streamable-http' };
@@ -145,7 +138,13 @@ class Server implements PierServer {
     for (const tool of declaration.tools ?? []) this.#registry.addTool(tool, source);
     for (const resource of declaration.resources ?? []) this.#registry.addResource(resource, source);
     for (const prompt of declaration.prompts ?? []) this.#registry.addPrompt(prompt, source);
-    for (const plugin of declaration.plugins ?? []) this.#setUp(plugin);
+    const pluginHost = {
+      info: this.info,
+      logger: this.logger,
+      lifecycle: this.#lifecycle,
+      registry: this.#registry,
+    };
+    for (const plugin of declaration.plugins ?? []) setUpPlugin(plugin, pluginHost);
     this.routes = this.#registry.routes;
     const createMcpServer = () => this.#registry.createMcpServer();
     const lifecycle = this.#lifecycle;
@@ -272,59 +271,6 @@ class Server implements PierServer {
       this.#unwatchSignals?.();
       this.#unwatchSignals = undefined;
       this.logger.info('closed');
-    }
-  }
-
-  #setUp(plugin: PierPlugin): void {
-    const source = `plugin "${plugin.name}"`;
-    const registry = this.#registry;
-    const lifecycle = this.#lifecycle;
-    let open = true;
-    const whileOpen = (what: string) => {
-      if (!open) {
-        throw new PierError(
-          'PLUGIN_INVALID',
-          `${source} called ${what} after setup; register everything in setup`,
-        );
-      }
-    };
-    const ctx: PluginContext = {
-      server: this.info,
-      get state() {
-        return lifecycle.state;
-      },
-      onStateChange: (listener) => lifecycle.subscribe(listener),
-      addTool: (tool) => {
-        whileOpen('addTool');
-        registry.addTool(validateTool(tool, `${source}: addTool`), source);
-      },
-      addResource: (resource) => {
-        whileOpen('addResource');
-        registry.addResource(validateResource(resource, `${source}: addResource`), source);
-      },
-      addPrompt: (prompt) => {
-        whileOpen('addPrompt');
-        registry.addPrompt(validatePrompt(prompt, `${source}: addPrompt`), source);
-      },
-      addRoute: (route) => {
-        whileOpen('addRoute');
-        registry.addRoute(route, source);
-      },
-      logger: this.logger.child(plugin.name),
-    };
-    try {
-      const returned: unknown = plugin.setup(ctx);
-      if (returned instanceof Promise) {
-        returned.catch(() => undefined);
-        throw new PierError('PLUGIN_INVALID', `${source}: setup must be synchronous (it returned a promise)`);
-      }
-    } catch (error) {
-      if (error instanceof PierError) throw error;
-      throw new PierError('PLUGIN_INVALID', `${source} failed in setup: ${messageOf(error)}`, {
-        cause: error,
-      });
-    } finally {
-      open = false;
     }
   }
 }
