@@ -7,6 +7,12 @@ export const SSE_KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 
 /**
+ * A client that stops reading while the server keeps sending would make node buffer without end: past
+ * this much unsent data the stream is cut (a resumable client reconnects and replays what it missed).
+ */
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+/**
  * One HTTP response of the 2025-era transport, answered node-natively: a single JSON body when everything
  * to say is known at once, or an SSE stream as soon as something has to be said before the end (a progress
  * notification, a server-to-client request, a resumable stream). No web streams in between.
@@ -116,6 +122,7 @@ export class Channel {
       process.nextTick(this.#uncork);
     }
     this.#res.write(frame);
+    if (this.#res.writableLength > MAX_BUFFERED_BYTES) this.#res.destroy();
   }
 
   #stopKeepAlive(): void {

@@ -93,6 +93,22 @@ describe('sessionful mode', () => {
     await client.close();
   });
 
+  it('carries a server-to-client request (elicitation) on the stream of the call, and its answer back', async () => {
+    server = await startTestServer({ sessions: true });
+    const client = new Client(
+      { name: 'elicit-test', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const result = await client.callTool({ name: 'ask', arguments: {} });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'hello Ada' }] });
+    await client.close();
+  });
+
   it('delivers server-initiated notifications on the GET stream', async () => {
     server = await startTestServer({ sessions: true });
     const id = await openSession(server);

@@ -35,7 +35,14 @@ describe.each([
     const { client } = await v2Client(server.url, 'auto');
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'header', 'notify', 'reconnect', 'slow']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'ask',
+      'echo',
+      'header',
+      'notify',
+      'reconnect',
+      'slow',
+    ]);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'modern' } }))).toBe('modern');
     await client.close();
   });
@@ -46,7 +53,7 @@ describe.each([
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(transport.sessionId !== undefined).toBe(sessions);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(5);
+    expect(tools).toHaveLength(6);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'legacy' } }))).toBe('legacy');
     await client.close();
   });

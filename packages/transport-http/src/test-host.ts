@@ -65,7 +65,7 @@ export interface TestHost {
 
 /**
  * A host serving `echo`, `slow` (waits on the gate), `notify` (sends progress, then answers), `header`
- * (reads a request header) and `reconnect` (closes its SSE stream, as SEP-1699 polling does, then waits
+ * (reads a request header), `ask` (elicits input from the client) and `reconnect` (closes its SSE stream, as SEP-1699 polling does, then waits
  * on the gate).
  */
 export function createTestHost(init: { readonly routes?: readonly HttpRoute[] } = {}): TestHost {
@@ -120,6 +120,13 @@ function buildServer(gate: Gate): McpServer {
   server.registerTool('header', { description: 'Reads the X-Pier-Test request header' }, async (ctx) => ({
     content: [{ type: 'text', text: ctx.http?.req?.headers.get('x-pier-test') ?? 'none' }],
   }));
+  server.registerTool('ask', { description: 'Asks the client for a name (elicitation)' }, async (ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return { content: [{ type: 'text', text: `hello ${String(answer.content?.name ?? answer.action)}` }] };
+  });
   server.registerTool('reconnect', { description: 'Closes its stream, then answers' }, async (ctx) => {
     ctx.http?.closeSSE?.();
     await gate.wait();

@@ -1,0 +1,114 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Channel, MAX_BUFFERED_BYTES, SSE_KEEP_ALIVE_MS } from './channel.js';
+import type { Exchange } from './drain.js';
+
+/** Just enough of a ServerResponse to watch what a channel writes. */
+class FakeResponse extends EventEmitter {
+  status = 0;
+  headers: Record<string, string> = {};
+  written = '';
+  ended = false;
+  destroyed = false;
+  writableLength = 0;
+  destroy() {
+    this.destroyed = true;
+    this.emit('close');
+  }
+  writeHead(status: number, headers: Record<string, string>) {
+    this.status = status;
+    this.headers = headers;
+  }
+  flushHeaders() {}
+  cork() {}
+  uncork() {}
+  write(chunk: string) {
+    this.written += chunk;
+    return true;
+  }
+  end(chunk?: string) {
+    if (chunk !== undefined) this.written += chunk;
+    this.ended = true;
+    this.emit('close');
+  }
+}
+
+function channel(onDisconnect = () => {}) {
+  const res = new FakeResponse();
+  const exchange: Exchange = { longLived: false, end: undefined };
+  const created = new Channel(
+    res as unknown as ServerResponse,
+    { 'mcp-session-id': 's' },
+    exchange,
+    onDisconnect,
+  );
+  return { res, exchange, channel: created };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('Channel', () => {
+  it('answers with one JSON body when nothing was streamed', () => {
+    const { res, channel: c } = channel();
+    c.json(200, '{"ok":true}');
+    expect(res).toMatchObject({ status: 200, written: '{"ok":true}', ended: true });
+    expect(res.headers).toEqual({
+      'mcp-session-id': 's',
+      'content-type': 'application/json',
+      'content-length': '11',
+    });
+  });
+
+  it('becomes an SSE stream on the first event, then writes events and ends', () => {
+    const { res, channel: c } = channel();
+    c.event('{"n":1}');
+    c.event('{"n":2}', 'stream:2');
+    c.end();
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    expect(res.written).toBe(
+      'event: message\ndata: {"n":1}\n\nevent: message\nid: stream:2\ndata: {"n":2}\n\n',
+    );
+    expect(res.ended).toBe(true);
+  });
+
+  it('sends a keep-alive comment every 15 s while streaming, and stops when ended', () => {
+    vi.useFakeTimers();
+    const { res, channel: c } = channel();
+    c.stream();
+    expect(SSE_KEEP_ALIVE_MS).toBeLessThanOrEqual(15_000);
+    vi.advanceTimersByTime(SSE_KEEP_ALIVE_MS * 3);
+    expect(res.written).toBe(': keepalive\n\n'.repeat(3));
+    c.end();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('primes a resumable stream with an id, an optional retry and empty data', () => {
+    const { res, channel: c } = channel();
+    c.prime('s:1', 500);
+    expect(res.written).toBe('id: s:1\nretry: 500\ndata: \n\n');
+  });
+
+  it('cuts a stream whose client stopped reading once too much is buffered', () => {
+    let left = 0;
+    const { res, channel: c } = channel(() => left++);
+    c.event('{"n":1}');
+    expect(res.destroyed).toBe(false);
+    res.writableLength = MAX_BUFFERED_BYTES + 1;
+    c.event('{"n":2}');
+    expect(res.destroyed).toBe(true);
+    expect(left).toBe(1);
+    expect(c.open).toBe(false);
+  });
+
+  it('tells the transport when the client leaves early, and lets the drain end it', () => {
+    let left = 0;
+    const { res, exchange } = channel(() => left++);
+    expect(exchange.end).toEqual(expect.any(Function));
+    res.emit('close');
+    expect(left).toBe(1);
+    expect(exchange.end).toBeUndefined();
+  });
+});
