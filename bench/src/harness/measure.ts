@@ -1,0 +1,223 @@
+// One measurement each: tools/call or health throughput, correctness, memory per session, stampede.
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadAnswer, LoadJob, LoadRequest, LoadResult } from '../load/loader.js';
+import { ECHO_TEXT, type Era, echoedText, echoRequest, openSession, parseRpc } from '../load/requests.js';
+import { type RunningServer, startServer } from './process.js';
+import type { ServerSpec } from './servers.js';
+
+const LOADER = join(dirname(fileURLToPath(import.meta.url)), '..', 'load', 'loader.js');
+
+/** What the load generator measured, plus the server's own CPU time per request. */
+export interface ThroughputSample extends LoadResult {
+  readonly cpuUsPerRequest: number;
+}
+
+/** A measured target: tools/call in one era, or GET of a health path. */
+export type Scenario = { readonly era: Era } | { readonly get: string };
+
+/** Runs the load generator in its own process against `server`, after a warm-up that is not recorded. */
+export async function throughput(
+  server: RunningServer,
+  scenario: Scenario,
+  options: { readonly seconds: number; readonly warmupSeconds: number; readonly connections: number },
+): Promise<ThroughputSample> {
+  const job = (seconds: number): LoadJob => ({
+    base: server.base,
+    connections: options.connections,
+    seconds,
+    ...('get' in scenario
+      ? { path: scenario.get }
+      : { path: '/mcp', era: scenario.era, sessions: server.spec.sessionful && scenario.era === 'legacy' }),
+  });
+  if (options.warmupSeconds > 0) await load(job(options.warmupSeconds));
+  const before = await server.stats();
+  const result = await load(job(options.seconds));
+  const after = await server.stats();
+  const cpuUs = after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system;
+  return { ...result, cpuUsPerRequest: cpuUs / Math.max(1, result.requests) };
+}
+
+let loader: ChildProcess | undefined;
+let nextJob = 0;
+
+/** Runs one job in the load generator's process (started on first use, reused for the run). */
+function load(job: LoadJob): Promise<LoadResult> {
+  loader ??= fork(LOADER, [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = loader;
+  const request: LoadRequest = { ...job, id: nextJob++ };
+  return new Promise((resolve, reject) => {
+    // autocannon stops by itself after job.seconds; this only guards against a hang.
+    const timer = setTimeout(
+      () => {
+        stopLoader();
+        reject(new Error(`the load generator did not answer within ${job.seconds + 30} s`));
+      },
+      (job.seconds + 30) * 1_000,
+    );
+    const onMessage = (answer: LoadAnswer & { id: number }): void => {
+      if (answer.id !== request.id) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      if (answer.ok) resolve(answer);
+      else reject(new Error(`load generator: ${answer.error}`));
+    };
+    child.on('message', onMessage);
+    child.send(request);
+  });
+}
+
+/** Ends the load generator's process (the end of a run). */
+export function stopLoader(): void {
+  loader?.kill('SIGKILL');
+  loader = undefined;
+}
+
+/** One correctness check of a server: what was sent, and whether the answer was right. */
+export interface Verification {
+  readonly server: string;
+  readonly check: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** Calls echo once in each era the server speaks and GETs its health paths; never throws. */
+export async function verify(server: RunningServer): Promise<Verification[]> {
+  const { spec } = server;
+  const checks: Verification[] = [];
+  const record = async (check: string, body: () => Promise<string | undefined>): Promise<void> => {
+    try {
+      const problem = await body();
+      checks.push({ server: spec.id, check, ok: problem === undefined, detail: problem ?? 'ok' });
+    } catch (error) {
+      checks.push({ server: spec.id, check, ok: false, detail: (error as Error).message });
+    }
+  };
+  for (const era of spec.eras) {
+    await record(`tools/call echo (${era})`, async () => {
+      const sessionId =
+        spec.sessionful && era === 'legacy' ? await openSession(`${server.base}/mcp`) : undefined;
+      const { headers, body } = echoRequest(era, 42, sessionId);
+      const response = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body });
+      const text = await response.text();
+      if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+      const echoed = echoedText(parseRpc(response.headers.get('content-type'), text));
+      return echoed === ECHO_TEXT ? undefined : `echoed ${JSON.stringify(echoed)}: ${text.slice(0, 200)}`;
+    });
+  }
+  for (const path of new Set(['/health', spec.live, spec.ready])) {
+    await record(`GET ${path}`, async () => {
+      const response = await fetch(server.base + path);
+      const text = await response.text();
+      if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+      if (path.endsWith('/ready') && spec.countsChecks && !text.includes('"healthy"')) return `body ${text}`;
+      return undefined;
+    });
+  }
+  return checks;
+}
+
+/** Memory of one idle 2025-era session, after forced GC, from `count` sessions opened in a fresh server. */
+export interface MemorySample {
+  readonly sessions: number;
+  readonly rssBytesPerSession: number;
+  readonly heapBytesPerSession: number;
+  /** Heap reserved (heapTotal) and memory outside the JS heap (external), per session. */
+  readonly heapTotalBytesPerSession: number;
+  readonly externalBytesPerSession: number;
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+}
+
+export async function memoryPerSession(spec: ServerSpec, count: number): Promise<MemorySample> {
+  const server = await startServer(spec);
+  try {
+    const endpoint = `${server.base}/mcp`;
+    // Warm every code path a session uses, so that the baseline already holds the code and caches.
+    await openMany(endpoint, 20);
+    const before = await server.stats(true);
+    await openMany(endpoint, count);
+    const after = await server.stats(true);
+    return {
+      sessions: count,
+      rssBytesPerSession: (after.memory.rss - before.memory.rss) / count,
+      heapBytesPerSession: (after.memory.heapUsed - before.memory.heapUsed) / count,
+      heapTotalBytesPerSession: (after.memory.heapTotal - before.memory.heapTotal) / count,
+      externalBytesPerSession: (after.memory.external - before.memory.external) / count,
+      rssBeforeBytes: before.memory.rss,
+      rssAfterBytes: after.memory.rss,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Opens `count` sessions, 100 at a time (fastmcp takes about a second to set each one up). */
+async function openMany(endpoint: string, count: number): Promise<void> {
+  let opened = 0;
+  const worker = async (): Promise<void> => {
+    while (opened < count) {
+      opened += 1;
+      await openSession(endpoint);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(100, count) }, worker));
+}
+
+/** How many times each check ran while `probes` concurrent GET /health/ready were answered. */
+export interface StampedeSample {
+  readonly probes: number;
+  readonly callsPerCheck: Readonly<Record<string, number>>;
+  readonly statuses: Readonly<Record<string, number>>;
+  readonly wallMs: number;
+}
+
+export async function stampede(spec: ServerSpec, probes: number): Promise<StampedeSample> {
+  const server = await startServer(spec);
+  const sockets: Socket[] = [];
+  try {
+    // Let the cached result of the start-up probe expire (TTL 1 s), so the stampede finds no cache.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { port } = new URL(server.base);
+    // Connect every probe first, then send them all at once: the server sees 1,000 requests
+    // within a few milliseconds, not spread over the time it takes to open 1,000 connections.
+    for (let i = 0; i < probes; i += 1) sockets.push(connect(Number(port), '127.0.0.1'));
+    await Promise.all(sockets.map((socket) => once(socket, 'connect')));
+    const before = (await server.stats()).counters;
+    const started = performance.now();
+    const raw = `GET ${spec.ready} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`;
+    const codes = await Promise.all(sockets.map((socket) => statusOf(socket, raw)));
+    const wallMs = performance.now() - started;
+    const after = (await server.stats()).counters;
+    const callsPerCheck = Object.fromEntries(
+      Object.keys(after).map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)]),
+    );
+    const statuses: Record<string, number> = {};
+    for (const code of codes) statuses[code] = (statuses[code] ?? 0) + 1;
+    return { probes, callsPerCheck, statuses, wallMs };
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await server.stop();
+  }
+}
+
+/** Sends one raw HTTP/1.1 request on a connected socket; resolves with the status code (bounded). */
+function statusOf(socket: Socket, raw: string): Promise<string> {
+  return new Promise((resolve) => {
+    let head = '';
+    const timer = setTimeout(() => socket.destroy(), 10_000);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      head += chunk;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 'no answer');
+    });
+    socket.write(raw);
+  });
+}

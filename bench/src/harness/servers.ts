@@ -1,0 +1,119 @@
+// The servers under test, as the harness starts them.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Era } from '../load/requests.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** bench/dist/servers (compiled programs) and bench/peers (npm-installed peer frameworks). */
+const SERVERS_DIR = join(here, '..', 'servers');
+export const PEERS_DIR = join(here, '..', '..', 'peers');
+
+export type ServerId = 'raw' | 'sdk-v2' | 'sdk-v1' | 'pier' | 'pier-sessions' | 'fastmcp';
+
+export interface ServerSpec {
+  readonly id: ServerId;
+  /** What it is, for the report. */
+  readonly label: string;
+  readonly program: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** The request shapes it serves, each measured. */
+  readonly eras: readonly Era[];
+  /** 2025-era requests need a session (initialize first, then `Mcp-Session-Id`). */
+  readonly sessionful: boolean;
+  /** Liveness and readiness paths (cold start polls them). */
+  readonly live: string;
+  readonly ready: string;
+  /** Measure /health/live and /health/ready throughput (the ceiling and Pier). */
+  readonly healthLoad: boolean;
+  /** Counts health-check calls (the stampede test). */
+  readonly countsChecks: boolean;
+}
+
+export const SERVERS: readonly ServerSpec[] = [
+  {
+    id: 'raw',
+    label: 'raw node:http, canned answer (ceiling)',
+    program: join(SERVERS_DIR, 'raw.js'),
+    eras: ['canned'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: true,
+    countsChecks: false,
+  },
+  {
+    id: 'sdk-v2',
+    label: 'SDK v2 `createMcpHandler` + `toNodeHandler` on node:http',
+    program: join(SERVERS_DIR, 'sdk-v2.js'),
+    eras: ['modern', 'legacy'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: false,
+  },
+  {
+    id: 'sdk-v1',
+    label: 'SDK v1 `StreamableHTTPServerTransport`, sessionful, JSON responses',
+    program: join(SERVERS_DIR, 'sdk-v1.js'),
+    eras: ['legacy'],
+    sessionful: true,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: false,
+  },
+  {
+    id: 'pier',
+    label: 'Pier, stateless (default), health plugin',
+    program: join(SERVERS_DIR, 'pier.js'),
+    eras: ['modern', 'legacy'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: true,
+    countsChecks: true,
+  },
+  {
+    id: 'pier-sessions',
+    label: 'Pier, `sessions: true`, health plugin',
+    program: join(SERVERS_DIR, 'pier.js'),
+    env: { BENCH_SESSIONS: '1' },
+    eras: ['modern', 'legacy'],
+    sessionful: true,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: true,
+  },
+  {
+    id: 'fastmcp',
+    label: 'fastmcp (httpStream, its defaults)',
+    program: join(PEERS_DIR, 'fastmcp-server.mjs'),
+    eras: ['legacy'],
+    sessionful: true,
+    live: '/health',
+    ready: '/health',
+    healthLoad: false,
+    countsChecks: false,
+  },
+];
+
+/** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
+export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [
+  {
+    name: '@mcpkit-dev/core',
+    reason:
+      'not on the npm registry: `npm view @mcpkit-dev/core` answers 404 (E404), so it cannot be installed',
+  },
+];
+
+/** Why a server cannot run here, or undefined when it can. */
+export function unavailable(spec: ServerSpec): string | undefined {
+  if (!existsSync(spec.program)) return `${spec.program} is missing (run \`pnpm build\` in bench)`;
+  if (spec.id === 'fastmcp' && !existsSync(join(PEERS_DIR, 'node_modules', 'fastmcp'))) {
+    return 'not installed: run `npm ci` in bench/peers (`pnpm bench` does it)';
+  }
+  return undefined;
+}

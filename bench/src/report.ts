@@ -1,0 +1,359 @@
+// Renders bench/RESULTS.md from one run's results: every figure with its spread, its ratio against
+// the reference measured in the same run, and the issue's target next to it.
+
+import { median, pairedRatios, spread } from './harness/stats.js';
+import type { BenchResults } from './run.js';
+
+type Verdict = 'met' | 'missed' | 'not measured';
+
+interface TargetRow {
+  readonly target: string;
+  readonly figure: string;
+  readonly verdict: Verdict;
+}
+
+export function renderReport(results: BenchResults): string {
+  const { meta } = results;
+  const lines: string[] = [
+    '# Benchmark results',
+    '',
+    `Rewritten by \`${meta.command}\` on ${meta.date.slice(0, 16).replace('T', ' ')} UTC` +
+      (meta.smoke ? ' — **smoke mode: 1 s per measurement, one run; these figures mean nothing**.' : '.'),
+    '',
+    `- Node ${meta.node}; ${meta.cpus} × ${meta.cpuModel}; load average ${meta.loadAverageBefore.map(fixed(2)).join(' ')} before, ` +
+      `${meta.loadAverageAfter.map(fixed(2)).join(' ')} after (the two cores are shared by server, load generator and anything else running).`,
+    `- ${meta.runs} run(s); each measurement ${meta.seconds} s after a ${meta.warmupSeconds} s warm-up, ${meta.connections} connections, ` +
+      'autocannon in its own process; every server a fresh child process on 127.0.0.1 in each run.',
+    '- Figures are medians of the runs, with the spread (min–max). Ratios are the median of per-run ratios ' +
+      'against the reference measured in the same run (the machine drifts; ratios travel, absolute numbers do not).',
+    `- Versions: ${Object.entries(meta.versions)
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ')}.`,
+    `- Whole run: ${meta.durationSeconds} s. Raw samples: \`bench/results/latest.json\` (not committed).`,
+    '',
+    '## Targets (issue 6)',
+    '',
+    '| target | figure | verdict |',
+    '|---|---|---|',
+    ...targets(results).map(
+      (row) => `| ${row.target} | ${row.figure} | ${row.verdict === 'met' ? 'met' : `**${row.verdict}**`} |`,
+    ),
+    '',
+    ...toolCalls(results),
+    ...health(results),
+    ...coldStart(results),
+    ...memory(results),
+    ...stampede(results),
+    ...footprint(results),
+    ...notRun(results),
+    ...correctness(results),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function targets(results: BenchResults): TargetRow[] {
+  const rps = (key: string): number[] => (results.throughput[key] ?? []).map((s) => s.rps);
+  const ratioRow = (target: string, a: string, b: string, atLeast: number): TargetRow => {
+    const ratios = pairedRatios(rps(a), rps(b));
+    if (ratios.length === 0) return { target, figure: `${a} / ${b}: not measured`, verdict: 'not measured' };
+    return {
+      target,
+      figure: `${a} / ${b} = ${ratioText(ratios)} (${int(median(rps(a)))} vs ${int(median(rps(b)))} req/s)`,
+      verdict: median(ratios) >= atLeast ? 'met' : 'missed',
+    };
+  };
+  const rows: TargetRow[] = [
+    ratioRow('Pier tools/call ≥ 1.0× bare SDK v2 (2026-07-28)', 'pier modern', 'sdk-v2 modern', 1),
+    ratioRow('Pier tools/call ≥ 1.0× bare SDK v2 (2025-era, stateless)', 'pier legacy', 'sdk-v2 legacy', 1),
+    ratioRow(
+      'Pier tools/call ≥ 2× best peer (fastmcp, 2025-era sessionful, same mode)',
+      'pier-sessions legacy',
+      'fastmcp legacy',
+      2,
+    ),
+    ratioRow(
+      'Pier tools/call ≥ 2× best peer (Pier stateless default vs fastmcp default)',
+      'pier legacy',
+      'fastmcp legacy',
+      2,
+    ),
+    ratioRow(
+      'Pier /health/live ≥ 0.85× raw node:http',
+      'pier GET /health/live',
+      'raw GET /health/live',
+      0.85,
+    ),
+    ratioRow(
+      'Pier /health/ready (cached) ≥ 0.8× raw node:http',
+      'pier GET /health/ready',
+      'raw GET /health/ready',
+      0.8,
+    ),
+  ];
+  for (const id of ['pier', 'pier-sessions']) {
+    const target = `cold start to ready ≤ 1.5× raw node:http (${id})`;
+    const ours = results.coldStart[id]?.readyMs ?? [];
+    const raw = results.coldStart.raw?.readyMs ?? [];
+    const ratios = pairedRatios(ours, raw);
+    rows.push(
+      ratios.length === 0
+        ? { target, figure: 'not measured', verdict: 'not measured' }
+        : {
+            target,
+            figure: `${ms(median(ours))} vs ${ms(median(raw))} = ${ratioText(ratios)}`,
+            verdict: median(ratios) <= 1.5 ? 'met' : 'missed',
+          },
+    );
+  }
+  const sessions = results.memory['pier-sessions'] ?? [];
+  rows.push(
+    sessions.length === 0
+      ? { target: 'sessionful idle session ≤ 16 KiB RSS', figure: 'not measured', verdict: 'not measured' }
+      : {
+          target: 'sessionful idle session ≤ 16 KiB RSS',
+          figure: `${kib(median(sessions.map((s) => s.rssBytesPerSession)))} RSS, ${kib(median(sessions.map((s) => s.heapBytesPerSession)))} heap per session`,
+          verdict: median(sessions.map((s) => s.rssBytesPerSession)) <= 16 * 1024 ? 'met' : 'missed',
+        },
+  );
+  const calls = results.stampede.flatMap((s) => Object.values(s.callsPerCheck));
+  rows.push(
+    calls.length === 0
+      ? { target: 'stampede: exactly one call per check', figure: 'not measured', verdict: 'not measured' }
+      : {
+          target: 'stampede: exactly one call per check',
+          figure: results.stampede.map((s) => JSON.stringify(s.callsPerCheck)).join(', '),
+          verdict: calls.every((n) => n === 1) ? 'met' : 'missed',
+        },
+  );
+  rows.push(
+    'skipped' in results.footprint
+      ? {
+          target: 'core + transport-http + plugin-health install ≤ 12 packages',
+          figure: 'not measured',
+          verdict: 'not measured',
+        }
+      : {
+          target: 'core + transport-http + plugin-health install ≤ 12 packages',
+          figure: `${results.footprint.pier.packages.length} packages, ${mib(results.footprint.pier.bytes)}`,
+          verdict: results.footprint.pier.packages.length <= 12 ? 'met' : 'missed',
+        },
+  );
+  return rows;
+}
+
+function toolCalls(results: BenchResults): string[] {
+  const lines = [
+    '## tools/call `echo`, 50 connections',
+    '',
+    '"modern" is the 2026-07-28 request (per-request `_meta` envelope, no session); "legacy" is 2025-11-25 ' +
+      '(stateless servers: `MCP-Protocol-Version` header only; sessionful servers: one session per connection, ' +
+      'opened before the clock starts); "canned" is the ceiling, which answers any POST without parsing it.',
+    '',
+    '| server | era | req/s | spread | p50 ms | p99 ms | server CPU µs/call | vs SDK v2, same era | errors, non-2xx |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [key, samples] of Object.entries(results.throughput)) {
+    if (key.includes(' GET ')) continue;
+    const [id, era] = key.split(' ') as [string, string];
+    const reference = results.throughput[`sdk-v2 ${era}`];
+    const versus =
+      reference && id !== 'sdk-v2'
+        ? ratioText(
+            pairedRatios(
+              samples.map((s) => s.rps),
+              reference.map((s) => s.rps),
+            ),
+          )
+        : '';
+    lines.push(
+      `| ${labelOf(results, id)} | ${era} | ${int(median(samples.map((s) => s.rps)))} | ${range(
+        samples.map((s) => s.rps),
+        int,
+      )} | ` +
+        `${fixed(1)(median(samples.map((s) => s.p50Ms)))} | ${fixed(1)(median(samples.map((s) => s.p99Ms)))} | ` +
+        `${int(median(samples.map((s) => s.cpuUsPerRequest)))} | ${versus} | ${errorsOf(samples)} |`,
+    );
+  }
+  return [...lines, ''];
+}
+
+function health(results: BenchResults): string[] {
+  const lines = [
+    '## Health endpoints, 50 connections',
+    '',
+    'Pier: `@pier/plugin-health` with one critical and one non-critical check (each 5 ms); /health/ready ' +
+      'is served from its 1 s cache between evaluations. The ceiling answers a constant JSON body.',
+    '',
+    '| server | path | req/s | spread | p50 ms | p99 ms | server CPU µs/req | vs raw node:http |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [key, samples] of Object.entries(results.throughput)) {
+    if (!key.includes(' GET ')) continue;
+    const [id, , path] = key.split(' ') as [string, string, string];
+    const reference = results.throughput[`raw GET ${path}`];
+    const versus =
+      reference && id !== 'raw'
+        ? ratioText(
+            pairedRatios(
+              samples.map((s) => s.rps),
+              reference.map((s) => s.rps),
+            ),
+          )
+        : '';
+    lines.push(
+      `| ${labelOf(results, id)} | ${path} | ${int(median(samples.map((s) => s.rps)))} | ${range(
+        samples.map((s) => s.rps),
+        int,
+      )} | ` +
+        `${fixed(1)(median(samples.map((s) => s.p50Ms)))} | ${fixed(1)(median(samples.map((s) => s.p99Ms)))} | ` +
+        `${int(median(samples.map((s) => s.cpuUsPerRequest)))} | ${versus} |`,
+    );
+  }
+  return [...lines, ''];
+}
+
+function coldStart(results: BenchResults): string[] {
+  const raw = results.coldStart.raw;
+  const lines = [
+    '## Cold start: spawn to first 200',
+    '',
+    '`node --expose-gc <program>` forked by the harness, polled every 2 ms (bounded at 10 s).',
+    '',
+    '| server | to /health/live (ms) | spread | to ready (ms) | spread | ready vs raw node:http |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [id, sample] of Object.entries(results.coldStart)) {
+    const versus = raw && id !== 'raw' ? ratioText(pairedRatios(sample.readyMs, raw.readyMs)) : '';
+    lines.push(
+      `| ${labelOf(results, id)} | ${ms(median(sample.liveMs))} | ${range(sample.liveMs, ms)} | ${ms(median(sample.readyMs))} | ` +
+        `${range(sample.readyMs, ms)} | ${versus} |`,
+    );
+  }
+  return [...lines, 'fastmcp has no separate live/ready paths: both columns are its `/health`.', ''];
+}
+
+function memory(results: BenchResults): string[] {
+  const lines = [
+    '## Memory per idle 2025-era session',
+    '',
+    `A fresh server; 20 sessions to warm up; forced GC; then ${results.meta.sessions} more sessions ` +
+      '(`initialize` + `notifications/initialized`, 100 at a time), forced GC again; the difference divided by the count.',
+    '',
+    '| server | RSS per session | spread | heap used per session | spread | heap reserved per session | external per session | RSS after |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [id, samples] of Object.entries(results.memory)) {
+    const rss = samples.map((s) => s.rssBytesPerSession);
+    const heap = samples.map((s) => s.heapBytesPerSession);
+    lines.push(
+      `| ${labelOf(results, id)} | ${kib(median(rss))} | ${range(rss, kib)} | ${kib(median(heap))} | ${range(heap, kib)} | ` +
+        `${kib(median(samples.map((s) => s.heapTotalBytesPerSession)))} | ${kib(median(samples.map((s) => s.externalBytesPerSession)))} | ` +
+        `${mib(median(samples.map((s) => s.rssAfterBytes)))} |`,
+    );
+  }
+  return [...lines, ''];
+}
+
+function stampede(results: BenchResults): string[] {
+  if (results.stampede.length === 0) return [];
+  return [
+    '## Probe stampede',
+    '',
+    `${results.meta.probes} GET /health/ready against a fresh Pier server whose cache had expired: ` +
+      'all connections opened first, then every request written at once; calls counted inside each check. ' +
+      'The wall time is from the first write to the last answer.',
+    '',
+    '| run | calls per check | statuses | wall time |',
+    '|---|---|---|---|',
+    ...results.stampede.map(
+      (s, i) =>
+        `| ${i + 1} | ${JSON.stringify(s.callsPerCheck)} | ${JSON.stringify(s.statuses)} | ${ms(s.wallMs)} |`,
+    ),
+    '',
+  ];
+}
+
+function footprint(results: BenchResults): string[] {
+  const lines = ['## Install footprint', ''];
+  if ('skipped' in results.footprint) return [...lines, `Skipped: ${results.footprint.skipped}.`, ''];
+  lines.push(
+    'Each package packed with `pnpm pack` (workspace ranges become real ones), the tarballs installed with ' +
+      '`npm install` into an empty project (npm adds required peers, as it does for a user); every package ' +
+      'folder in node_modules counted, the requested ones included.',
+    '',
+    '| install | packages | bytes in node_modules | the packages |',
+    '|---|---|---|---|',
+  );
+  for (const entry of [results.footprint.pier, results.footprint.config]) {
+    lines.push(
+      `| ${entry.installs.join(' + ')} | ${entry.packages.length} | ${mib(entry.bytes)} | ${entry.packages.join(', ')} |`,
+    );
+  }
+  return [...lines, ''];
+}
+
+function notRun(results: BenchResults): string[] {
+  const skipped = results.servers.filter((s) => s.skipped !== undefined);
+  return [
+    '## Not measured',
+    '',
+    ...skipped.map((s) => `- ${s.label}: ${s.skipped}`),
+    ...results.unavailablePeers.map((p) => `- \`${p.name}\`: ${p.reason}.`),
+    '',
+  ];
+}
+
+function correctness(results: BenchResults): string[] {
+  const failed = results.verifications.filter((v) => !v.ok);
+  return [
+    '## Correctness',
+    '',
+    `Before measuring, each server answered every request shape it is loaded with (the echoed text checked) ` +
+      `and its health paths: ${results.verifications.length - failed.length} of ${results.verifications.length} checks passed.`,
+    ...failed.map((v) => `- **${v.server}, ${v.check}: ${v.detail}**`),
+    '',
+  ];
+}
+
+function labelOf(results: BenchResults, id: string): string {
+  return results.servers.find((s) => s.id === id)?.label ?? id;
+}
+
+function errorsOf(samples: readonly { errors: number; timeouts: number; non2xx: number }[]): string {
+  const errors = samples.reduce((sum, s) => sum + s.errors + s.timeouts, 0);
+  const non2xx = samples.reduce((sum, s) => sum + s.non2xx, 0);
+  return `${errors}, ${non2xx}`;
+}
+
+function ratioText(ratios: readonly number[]): string {
+  if (ratios.length === 0) return '';
+  const { min, max } = spread(ratios);
+  return ratios.length === 1
+    ? `${fixed(2)(ratios[0]!)}×`
+    : `${fixed(2)(median(ratios))}× (${fixed(2)(min)}–${fixed(2)(max)})`;
+}
+
+function range(samples: readonly number[], format: (n: number) => string): string {
+  const { min, max } = spread(samples);
+  return samples.length === 1 ? '—' : `${format(min)}–${format(max)}`;
+}
+
+function fixed(digits: number): (n: number) => string {
+  return (n) => n.toFixed(digits);
+}
+
+function int(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function ms(n: number): string {
+  return `${n.toFixed(0)} ms`;
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

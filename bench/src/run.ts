@@ -1,0 +1,223 @@
+// `pnpm bench`: every measurement, in rounds, then bench/RESULTS.md and bench/results/latest.json.
+// `--smoke` (or BENCH_SMOKE=1): 1 s per measurement, one round, 100 sessions, no install footprint.
+// `--out FILE` and `--json FILE` write elsewhere; `--only id,id` limits the servers (for development).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type Footprint, installFootprint } from './harness/footprint.js';
+import {
+  type MemorySample,
+  memoryPerSession,
+  type Scenario,
+  type StampedeSample,
+  stampede,
+  stopLoader,
+  type ThroughputSample,
+  throughput,
+  type Verification,
+  verify,
+} from './harness/measure.js';
+import { startServer } from './harness/process.js';
+import { PEERS_DIR, SERVERS, type ServerSpec, UNAVAILABLE_PEERS, unavailable } from './harness/servers.js';
+import { renderReport } from './report.js';
+
+const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Everything one run measured; RESULTS.md is rendered from it. */
+export interface BenchResults {
+  readonly meta: {
+    readonly command: string;
+    readonly date: string;
+    readonly node: string;
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly loadAverageBefore: readonly number[];
+    readonly loadAverageAfter: readonly number[];
+    readonly smoke: boolean;
+    readonly runs: number;
+    readonly seconds: number;
+    readonly warmupSeconds: number;
+    readonly connections: number;
+    readonly sessions: number;
+    readonly probes: number;
+    readonly versions: Readonly<Record<string, string>>;
+    readonly durationSeconds: number;
+  };
+  readonly servers: readonly { readonly id: string; readonly label: string; readonly skipped?: string }[];
+  readonly unavailablePeers: readonly { readonly name: string; readonly reason: string }[];
+  readonly verifications: readonly Verification[];
+  /** Keyed `server era` (tools/call) or `server GET path`. */
+  readonly throughput: Readonly<Record<string, ThroughputSample[]>>;
+  readonly coldStart: Readonly<Record<string, { liveMs: number[]; readyMs: number[] }>>;
+  readonly memory: Readonly<Record<string, MemorySample[]>>;
+  readonly stampede: readonly StampedeSample[];
+  readonly footprint: { readonly pier: Footprint; readonly config: Footprint } | { readonly skipped: string };
+}
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: process.env.BENCH_SMOKE === '1' },
+    out: { type: 'string', default: join(BENCH_DIR, 'RESULTS.md') },
+    json: { type: 'string', default: join(BENCH_DIR, 'results', 'latest.json') },
+    only: { type: 'string' },
+  },
+});
+const smoke = values.smoke === true;
+const plan = {
+  runs: smoke ? 1 : 3,
+  seconds: smoke ? 1 : 5,
+  warmupSeconds: smoke ? 0.25 : 1,
+  connections: 50,
+  sessions: smoke ? 100 : 1_000,
+  probes: 1_000,
+  coldStartsPerRun: smoke ? 1 : 3,
+};
+
+const started = performance.now();
+const loadAverageBefore = loadavg();
+if (!smoke) installPeers();
+const only = values.only?.split(',');
+const specs = SERVERS.filter((spec) => !only || only.includes(spec.id));
+const skipped = new Map(specs.map((spec) => [spec.id, unavailable(spec)]));
+const runnable = specs.filter((spec) => skipped.get(spec.id) === undefined);
+
+const verifications: Verification[] = [];
+const throughputSamples: Record<string, ThroughputSample[]> = {};
+const coldStart: Record<string, { liveMs: number[]; readyMs: number[] }> = {};
+const memory: Record<string, MemorySample[]> = {};
+const stampedes: StampedeSample[] = [];
+
+for (let round = 0; round < plan.runs; round += 1) {
+  log(`round ${round + 1} of ${plan.runs}`);
+  for (const spec of runnable) {
+    const cold = coldStart[spec.id] ?? { liveMs: [], readyMs: [] };
+    coldStart[spec.id] = cold;
+    for (let i = 1; i < plan.coldStartsPerRun; i += 1) {
+      const server = await startServer(spec);
+      cold.liveMs.push(server.liveMs);
+      cold.readyMs.push(server.readyMs);
+      await server.stop();
+    }
+    const server = await startServer(spec);
+    cold.liveMs.push(server.liveMs);
+    cold.readyMs.push(server.readyMs);
+    try {
+      if (round === 0) verifications.push(...(await verify(server)));
+      for (const [key, scenario] of scenariosOf(spec)) {
+        log(`  ${key}`);
+        const sample = await throughput(server, scenario, plan);
+        throughputSamples[key] = [...(throughputSamples[key] ?? []), sample];
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  for (const spec of runnable.filter((s) => s.sessionful)) {
+    log(`  ${spec.id} memory, ${plan.sessions} sessions`);
+    const sample = await memoryPerSession(spec, plan.sessions);
+    memory[spec.id] = [...(memory[spec.id] ?? []), sample];
+  }
+  for (const spec of runnable.filter((s) => s.id === 'pier')) {
+    log(`  ${spec.id} stampede, ${plan.probes} probes`);
+    stampedes.push(await stampede(spec, plan.probes));
+  }
+}
+
+stopLoader();
+
+let footprint: BenchResults['footprint'] = { skipped: 'smoke mode (it installs from the npm registry)' };
+if (!smoke) {
+  log('install footprint');
+  footprint = {
+    pier: await installFootprint(['core', 'transport-http', 'plugin-health']),
+    config: await installFootprint(['config']),
+  };
+}
+
+const results: BenchResults = {
+  meta: {
+    command: smoke ? 'BENCH_SMOKE=1 node dist/run.js' : 'pnpm bench   (in bench/)',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadAverageBefore,
+    loadAverageAfter: loadavg(),
+    smoke,
+    runs: plan.runs,
+    seconds: plan.seconds,
+    warmupSeconds: plan.warmupSeconds,
+    connections: plan.connections,
+    sessions: plan.sessions,
+    probes: plan.probes,
+    versions: versions(),
+    durationSeconds: Math.round((performance.now() - started) / 1_000),
+  },
+  servers: specs.map((spec) => {
+    const reason = skipped.get(spec.id);
+    return { id: spec.id, label: spec.label, ...(reason !== undefined && { skipped: reason }) };
+  }),
+  unavailablePeers: UNAVAILABLE_PEERS,
+  verifications,
+  throughput: throughputSamples,
+  coldStart,
+  memory,
+  stampede: stampedes,
+  footprint,
+};
+
+mkdirSync(dirname(values.json), { recursive: true });
+writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(values.out, renderReport(results));
+log(`wrote ${values.out} and ${values.json} in ${results.meta.durationSeconds} s`);
+const failed = verifications.filter((v) => !v.ok);
+if (failed.length > 0) {
+  for (const v of failed) log(`FAILED ${v.server} ${v.check}: ${v.detail}`);
+  process.exitCode = 1;
+}
+
+function scenariosOf(spec: ServerSpec): [string, Scenario][] {
+  const list: [string, Scenario][] = spec.eras.map((era) => [`${spec.id} ${era}`, { era }]);
+  if (spec.healthLoad) {
+    list.push(
+      [`${spec.id} GET ${spec.live}`, { get: spec.live }],
+      [`${spec.id} GET ${spec.ready}`, { get: spec.ready }],
+    );
+  }
+  return list;
+}
+
+/** The peer frameworks live in their own npm project (see peers/.npmrc for why). */
+function installPeers(): void {
+  if (existsSync(join(PEERS_DIR, 'node_modules', 'fastmcp'))) return;
+  log('installing peer frameworks (npm ci in bench/peers)');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
+}
+
+function versions(): Record<string, string> {
+  const read = (path: string): string => {
+    try {
+      return String(JSON.parse(readFileSync(path, 'utf8')).version);
+    } catch {
+      return 'not installed';
+    }
+  };
+  const bench = join(BENCH_DIR, 'node_modules');
+  return {
+    '@pier/core': read(join(bench, '@pier', 'core', 'package.json')),
+    '@pier/transport-http': read(join(bench, '@pier', 'transport-http', 'package.json')),
+    '@pier/plugin-health': read(join(bench, '@pier', 'plugin-health', 'package.json')),
+    '@modelcontextprotocol/server': read(join(bench, '@modelcontextprotocol', 'server', 'package.json')),
+    '@modelcontextprotocol/node': read(join(bench, '@modelcontextprotocol', 'node', 'package.json')),
+    '@modelcontextprotocol/sdk': read(join(bench, '@modelcontextprotocol', 'sdk', 'package.json')),
+    fastmcp: read(join(PEERS_DIR, 'node_modules', 'fastmcp', 'package.json')),
+    autocannon: read(join(bench, 'autocannon', 'package.json')),
+  };
+}
+
+function log(line: string): void {
+  process.stderr.write(`[bench ${((performance.now() - started) / 1_000).toFixed(1)} s] ${line}\n`);
+}

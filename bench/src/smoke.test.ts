@@ -1,0 +1,64 @@
+// CI keeps the harness from rotting: the whole benchmark in smoke mode (1 s per measurement, one
+// run), then what it recorded. No timing is asserted — only that every server answered correctly
+// and that every measurement produced its figures and the report.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BenchResults } from './run.js';
+
+const RUN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'run.js');
+const scratch = mkdtempSync(join(tmpdir(), 'pier-bench-smoke-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('pnpm bench --smoke', () => {
+  it('runs every server and measurement and writes the report', { timeout: 240_000 }, async () => {
+    const out = join(scratch, 'RESULTS.md');
+    const json = join(scratch, 'results.json');
+    // Rejects on a non-zero exit, which the run uses for any failed correctness check.
+    await promisify(execFile)(process.execPath, [RUN, '--smoke', '--out', out, '--json', json], {
+      timeout: 230_000,
+    });
+    const results = JSON.parse(readFileSync(json, 'utf8')) as BenchResults;
+
+    const ran = results.servers.filter((s) => s.skipped === undefined).map((s) => s.id);
+    expect(ran).toEqual(expect.arrayContaining(['raw', 'sdk-v2', 'sdk-v1', 'pier', 'pier-sessions']));
+    expect(results.verifications.filter((v) => !v.ok)).toEqual([]);
+    for (const id of ran) {
+      const checks = results.verifications.filter((v) => v.server === id).map((v) => v.check);
+      expect(checks, id).toContainEqual(expect.stringMatching(/^tools\/call echo/));
+      expect(checks, id).toContain('GET /health');
+      expect(results.coldStart[id]?.readyMs.length, id).toBe(1);
+    }
+
+    const loads = Object.entries(results.throughput);
+    expect(loads.map(([key]) => key)).toEqual(
+      expect.arrayContaining([
+        'pier modern',
+        'pier legacy',
+        'pier-sessions legacy',
+        'sdk-v2 modern',
+        'raw canned',
+      ]),
+    );
+    for (const [key, [sample]] of loads) {
+      expect(sample?.requests, key).toBeGreaterThan(0);
+      expect({ key, errors: sample?.errors, timeouts: sample?.timeouts, non2xx: sample?.non2xx }).toEqual({
+        key,
+        errors: 0,
+        timeouts: 0,
+        non2xx: 0,
+      });
+    }
+    expect(Object.keys(results.memory)).toEqual(expect.arrayContaining(['sdk-v1', 'pier-sessions']));
+    expect(results.stampede[0]?.statuses).toEqual({ 200: results.meta.probes });
+
+    const report = readFileSync(out, 'utf8');
+    expect(report).toContain('## Targets (issue 6)');
+    expect(report).toContain('smoke mode');
+    expect(report).not.toContain('NaN');
+  });
+});
