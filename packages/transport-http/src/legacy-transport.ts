@@ -4,9 +4,6 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type MessageExtraInfo,
   parseJSONRPCMessage,
@@ -200,7 +197,9 @@ export class LegacyTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
-    const isAnswer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    // Messages handed to send() come from the SDK server, well-formed: their shape is enough to sort them
+    // (the SDK's schema guards cost a full parse of every result).
+    const isAnswer = !('method' in message) && ('result' in message || 'error' in message);
     const requestId = isAnswer ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (requestId === undefined) {
       if (isAnswer) {
@@ -375,7 +374,8 @@ function refuse(
 
 /** Requests (as opposed to notifications and answers): what a response must wait for. */
 function isRequestLike(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
-  return 'method' in message && 'id' in message && isJSONRPCRequest(message);
+  // Messages were validated by parseJSONRPCMessage already: a method and an id make a request.
+  return 'method' in message && 'id' in message;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
