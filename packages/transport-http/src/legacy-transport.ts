@@ -38,6 +38,9 @@ const MAX_BATCH = 100;
  * exchange to web `Request`/`Response` streams. A quick answer goes out as one JSON body; the response
  * becomes an SSE stream only when the server says something before its answer, or when streams are
  * resumable (then every stream starts with a priming event).
+ *
+ * Longer than this package's other files on purpose: it follows the SDK class it stands in for method by
+ * method, so that the two can be read side by side when the SDK changes.
  */
 export class LegacyTransport implements Transport {
   sessionId: string | undefined;
@@ -144,16 +147,18 @@ export class LegacyTransport implements Transport {
     this.#channels.set(streamId, channel);
     for (const message of requests) this.#requestStreams.set(message.id, streamId);
     if (resumable) {
-      channel.prime(
-        await (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage),
-        this.#retryMs,
-      );
-      extra.closeSSEStream = () => this.closeSSEStream(requests[0]?.id as RequestId);
-      extra.closeStandaloneSSEStream = () => this.closeStandaloneSSEStream();
+      const primingId = await (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage);
+      if (this.#closed) return;
+      channel.prime(primingId, this.#retryMs);
     }
     for (const message of messages) {
       if (resumable && isRequestLike(message)) {
-        this.onmessage?.(message, { ...extra, closeSSEStream: () => this.closeSSEStream(message.id) });
+        // As the SDK does: only requests of a resumable stream may close it (SEP-1699 polling).
+        this.onmessage?.(message, {
+          ...extra,
+          closeSSEStream: () => this.closeSSEStream(message.id),
+          closeStandaloneSSEStream: () => this.closeStandaloneSSEStream(),
+        });
       } else {
         this.onmessage?.(message, extra);
       }
