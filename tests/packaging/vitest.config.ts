@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'packaging',
+    include: ['src/**/*.test.ts'],
+    globalSetup: ['./src/global-setup.ts'],
+    // Installs reach the registry and tsc compiles whole projects: generous, but bounded.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+  },
+});
