@@ -14,6 +14,7 @@ import {
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
 import { JSONRPC } from './json-errors.js';
+import { lazyRequest } from './web.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
@@ -25,7 +26,7 @@ export interface LegacyTransportOptions {
   readonly retryMs?: number;
 }
 
-/** A web `Request` for the SDK's request context (`ctx.http.req`), built by the caller. */
+/** Builds the web `Request` of the SDK's request context (`ctx.http.req`); called only if it is read. */
 export type RequestFactory = () => Request;
 
 const STANDALONE = '_GET_stream';
@@ -59,6 +60,8 @@ export class LegacyTransport implements Transport {
   readonly #channels = new Map<string, Channel>();
   /** The stream each request's answer belongs to (kept while its stream is disconnected). */
   readonly #requestStreams = new Map<RequestId, string>();
+  /** The requests of each stream still waiting for an answer, in order. */
+  readonly #streamRequests = new Map<string, RequestId[]>();
   /** Answers held until every request of their stream is answered. */
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
 
@@ -129,7 +132,7 @@ export class LegacyTransport implements Transport {
     }
 
     const requests = messages.filter(isRequestLike);
-    const extra: MessageExtraInfo = { request: request() };
+    const extra: MessageExtraInfo = { request: lazyRequest(request) };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
       res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
@@ -146,6 +149,10 @@ export class LegacyTransport implements Transport {
     const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
     this.#channels.set(streamId, channel);
     for (const message of requests) this.#requestStreams.set(message.id, streamId);
+    this.#streamRequests.set(
+      streamId,
+      requests.map((message) => message.id),
+    );
     if (resumable) {
       const primingId = await (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage);
       if (this.#closed) return;
@@ -227,8 +234,9 @@ export class LegacyTransport implements Transport {
     }
     this.#answers.set(requestId, message);
     if (channel?.streaming) channel.event(JSON.stringify(message), eventId);
-    const related = [...this.#requestStreams].filter(([, id]) => id === streamId).map(([id]) => id);
+    const related = this.#streamRequests.get(streamId) ?? [requestId];
     if (!related.every((id) => this.#answers.has(id))) return;
+    this.#streamRequests.delete(streamId);
     const answers = related.map((id) => this.#answers.get(id) as JSONRPCMessage);
     for (const id of related) {
       this.#answers.delete(id);
@@ -255,6 +263,7 @@ export class LegacyTransport implements Transport {
     const channels = [...this.#channels.values()];
     this.#channels.clear();
     this.#answers.clear();
+    this.#streamRequests.clear();
     for (const channel of channels) channel.end();
     this.onclose?.();
   }
@@ -305,7 +314,7 @@ export class LegacyTransport implements Transport {
         return;
       }
       this.#channels.get(streamId)?.end();
-      const live = streamId === STANDALONE || [...this.#requestStreams.values()].includes(streamId);
+      const live = streamId === STANDALONE || this.#streamRequests.has(streamId);
       if (live) this.#channels.set(streamId, channel);
       else channel.end();
     } catch (error) {

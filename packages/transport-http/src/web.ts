@@ -43,6 +43,28 @@ export function toWebRequest(req: IncomingMessage, fallbackOrigin: string, signa
 }
 
 /**
+ * A `Request` that is only built when something reads it. The SDK hands the HTTP request to handlers as
+ * `ctx.http.req`, which few of them read; building one costs about as much as the rest of a 2025-era
+ * exchange's transport work. The stand-in passes `instanceof Request`, and every property and method
+ * comes from the real `Request`, built on first use.
+ */
+export function lazyRequest(build: () => Request): Request {
+  let real: Request | undefined;
+  const target = Object.create(Request.prototype) as Request;
+  return new Proxy(target, {
+    get(_target, property) {
+      real ??= build();
+      const value: unknown = Reflect.get(real, property, real);
+      return typeof value === 'function' ? value.bind(real) : value;
+    },
+    has(_target, property) {
+      real ??= build();
+      return Reflect.has(real, property);
+    },
+  });
+}
+
+/**
  * Writes an SDK `Response` to node's `res`. A JSON body is sent in one write with its length; an SSE body is
  * piped chunk by chunk (flushed at once, with backpressure), and `exchange.end` is set so that shutdown can
  * end it cleanly. Resolves when the response is complete or the client has gone.
