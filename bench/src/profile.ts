@@ -2,12 +2,17 @@
 // time went, grouped by who owns the code (Pier's packages, the SDK, zod, node's HTTP stack, GC).
 // <what> is an era (modern, legacy, canned) or a GET path (/health/live, /health/ready).
 // Example: pnpm profile pier modern 5
+// <what> `boot` profiles start-up only: spawn to ready, then a clean exit.
+// `pnpm profile startup` instead times the imports a Pier server makes, each in fresh processes.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
 import { SERVERS } from './harness/servers.js';
+import { median } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
 interface ProfileNode {
@@ -23,26 +28,30 @@ interface CpuProfile {
 }
 
 const [id = 'pier', what = 'modern', secondsArg = '5'] = process.argv.slice(2);
+if (id === 'startup') {
+  console.log(importCosts());
+  process.exit(0);
+}
 const spec = SERVERS.find((s) => s.id === id);
 if (!spec) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
-const scenario: Scenario = what.startsWith('/') ? { get: what } : { era: what as Era };
+const scenario: Scenario | undefined =
+  what === 'boot' ? undefined : what.startsWith('/') ? { get: what } : { era: what as Era };
 
 const dir = mkdtempSync(join(tmpdir(), 'pier-profile-'));
 try {
   const server = await startServer(spec, { execArgv: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-  const sample = await throughput(server, scenario, {
-    seconds: Number(secondsArg),
-    warmupSeconds: 1,
-    connections: 50,
-  });
+  const options = { seconds: Number(secondsArg), warmupSeconds: 1, connections: 50 };
+  const sample = scenario && (await throughput(server, scenario, options));
   stopLoader();
   await exitCleanly(server);
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile was written');
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   console.log(
-    `${id} ${what}: ${Math.round(sample.rps)} req/s, server CPU ${Math.round(sample.cpuUsPerRequest)} µs/request ` +
-      `(profile covers warm-up and measurement, ${sample.requests} measured requests)\n`,
+    sample
+      ? `${id} ${what}: ${Math.round(sample.rps)} req/s, server CPU ${Math.round(sample.cpuUsPerRequest)} µs/request ` +
+          `(the profile covers start-up, warm-up and measurement; ${sample.requests} measured requests)\n`
+      : `${id} boot: ready ${Math.round(server.readyMs)} ms after spawn\n`,
   );
   console.log(summarize(profile));
 } finally {
@@ -127,4 +136,33 @@ function ownerOf(frame: ProfileNode['callFrame']): string {
 function frameName(frame: ProfileNode['callFrame']): string {
   const file = frame.url.split('/').pop() ?? '';
   return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+}
+
+/** Median import time of each module of a Pier server, in the order the server loads them. */
+function importCosts(): string {
+  const timer = join(dirname(fileURLToPath(import.meta.url)), 'import-timer.js');
+  const chains = [
+    ['node:http'],
+    [
+      'node:http',
+      'zod',
+      '@modelcontextprotocol/server',
+      '@pier/core',
+      '@pier/transport-http',
+      '@pier/plugin-health',
+    ],
+    ['node:http', '@modelcontextprotocol/server', '@modelcontextprotocol/node'],
+  ];
+  const lines = ["median of 7 fresh processes each; a module's time is what it adds to those before it:", ''];
+  for (const chain of chains) {
+    const runs = Array.from({ length: 7 }, () => {
+      const out = execFileSync(process.execPath, [timer, ...chain], { encoding: 'utf8' });
+      return JSON.parse(out) as { times: Record<string, number>; sinceProcessStart: number };
+    });
+    const parts = chain.map((m) => `${m} ${median(runs.map((r) => r.times[m] ?? 0)).toFixed(0)} ms`);
+    lines.push(
+      `  ${parts.join(' + ')}; process start to done ${median(runs.map((r) => r.sinceProcessStart)).toFixed(0)} ms`,
+    );
+  }
+  return lines.join('\n');
 }

@@ -20,7 +20,7 @@ import {
   type Verification,
   verify,
 } from './harness/measure.js';
-import { startServer } from './harness/process.js';
+import { type RunningServer, startServer } from './harness/process.js';
 import { PEERS_DIR, SERVERS, type ServerSpec, UNAVAILABLE_PEERS, unavailable } from './harness/servers.js';
 import { renderReport } from './report.js';
 
@@ -72,6 +72,7 @@ const plan = {
   warmupSeconds: smoke ? 0.25 : 1,
   connections: 50,
   sessions: smoke ? 100 : 1_000,
+  settleMs: smoke ? 0 : 10_000,
   probes: 1_000,
   coldStartsPerRun: smoke ? 1 : 3,
 };
@@ -95,32 +96,35 @@ for (let round = 0; round < plan.runs; round += 1) {
   for (const spec of runnable) {
     const cold = coldStart[spec.id] ?? { liveMs: [], readyMs: [] };
     coldStart[spec.id] = cold;
-    for (let i = 1; i < plan.coldStartsPerRun; i += 1) {
+    for (let i = 0; i < plan.coldStartsPerRun; i += 1) {
       const server = await startServer(spec);
       cold.liveMs.push(server.liveMs);
       cold.readyMs.push(server.readyMs);
       await server.stop();
     }
-    const server = await startServer(spec);
-    cold.liveMs.push(server.liveMs);
-    cold.readyMs.push(server.readyMs);
-    try {
-      if (round === 0) verifications.push(...(await verify(server)));
-      for (const [key, scenario] of scenariosOf(spec)) {
+  }
+  // Every server up at once (idle ones cost nothing), so that the figures a ratio compares are
+  // measured back to back; the order within a group flips every round to cancel a drift.
+  const running = new Map<string, RunningServer>();
+  try {
+    for (const spec of runnable) running.set(spec.id, await startServer(spec));
+    if (round === 0) for (const server of running.values()) verifications.push(...(await verify(server)));
+    for (const group of scenarioGroups(runnable)) {
+      for (const { spec, key, scenario } of round % 2 === 0 ? group : [...group].reverse()) {
         log(`  ${key}`);
-        const sample = await throughput(server, scenario, plan);
+        const sample = await throughput(running.get(spec.id)!, scenario, plan);
         throughputSamples[key] = [...(throughputSamples[key] ?? []), sample];
       }
-    } finally {
-      await server.stop();
     }
+  } finally {
+    for (const server of running.values()) await server.stop();
   }
   for (const spec of runnable.filter((s) => s.sessionful)) {
     log(`  ${spec.id} memory, ${plan.sessions} sessions`);
-    const sample = await memoryPerSession(spec, plan.sessions);
+    const sample = await memoryPerSession(spec, plan.sessions, plan.settleMs);
     memory[spec.id] = [...(memory[spec.id] ?? []), sample];
   }
-  for (const spec of runnable.filter((s) => s.id === 'pier')) {
+  for (const spec of runnable.filter((s) => s.countsChecks && !s.sessionful)) {
     log(`  ${spec.id} stampede, ${plan.probes} probes`);
     stampedes.push(await stampede(spec, plan.probes));
   }
@@ -179,15 +183,30 @@ if (failed.length > 0) {
   process.exitCode = 1;
 }
 
-function scenariosOf(spec: ServerSpec): [string, Scenario][] {
-  const list: [string, Scenario][] = spec.eras.map((era) => [`${spec.id} ${era}`, { era }]);
-  if (spec.healthLoad) {
-    list.push(
-      [`${spec.id} GET ${spec.live}`, { get: spec.live }],
-      [`${spec.id} GET ${spec.ready}`, { get: spec.ready }],
-    );
+interface Measurement {
+  readonly spec: ServerSpec;
+  /** `server era` or `server GET path`: the key of its samples. */
+  readonly key: string;
+  readonly scenario: Scenario;
+}
+
+/** Every measurement, grouped with those it is compared with (same request shape). */
+function scenarioGroups(specs: readonly ServerSpec[]): Measurement[][] {
+  const groups = new Map<string, Measurement[]>();
+  const add = (group: string, measurement: Measurement): void => {
+    groups.set(group, [...(groups.get(group) ?? []), measurement]);
+  };
+  for (const spec of specs) {
+    for (const era of spec.eras) {
+      const group = era === 'legacy' ? `legacy ${spec.sessionful ? 'sessionful' : 'stateless'}` : era;
+      add(group, { spec, key: `${spec.id} ${era}`, scenario: { era } });
+    }
+    if (spec.healthLoad) {
+      add('live', { spec, key: `${spec.id} GET ${spec.live}`, scenario: { get: spec.live } });
+      add('ready', { spec, key: `${spec.id} GET ${spec.ready}`, scenario: { get: spec.ready } });
+    }
   }
-  return list;
+  return [...groups.values()];
 }
 
 /** The peer frameworks live in their own npm project (see peers/.npmrc for why). */

@@ -120,35 +120,57 @@ export async function verify(server: RunningServer): Promise<Verification[]> {
   return checks;
 }
 
-/** Memory of one idle 2025-era session, after forced GC, from `count` sessions opened in a fresh server. */
+/** Memory of one idle 2025-era session, from `count` sessions opened in a fresh server. */
 export interface MemorySample {
   readonly sessions: number;
+  /** Once the server sat idle for `settleMs` (V8 returns unused heap pages then), after forced GC. */
   readonly rssBytesPerSession: number;
   readonly heapBytesPerSession: number;
-  /** Heap reserved (heapTotal) and memory outside the JS heap (external), per session. */
+  /** Heap reserved (heapTotal) and memory outside the JS heap (external), per session, settled. */
   readonly heapTotalBytesPerSession: number;
   readonly externalBytesPerSession: number;
+  /** RSS per session right after the sessions were opened (forced GC, no idle time). */
+  readonly rssBytesPerSessionImmediate: number;
+  readonly settleMs: number;
   readonly rssBeforeBytes: number;
   readonly rssAfterBytes: number;
 }
 
-export async function memoryPerSession(spec: ServerSpec, count: number): Promise<MemorySample> {
+/**
+ * A fresh server; 20 sessions to warm up; idle for `settleMs`; forced GC and a reading; `count` more
+ * sessions; a reading right away (forced GC) and another after `settleMs` idle. Idle matters: right after a
+ * burst V8 keeps the heap pages it grew into, and gives them back when its memory reducer runs on an idle
+ * process — which an idle session's server is.
+ */
+export async function memoryPerSession(
+  spec: ServerSpec,
+  count: number,
+  settleMs: number,
+): Promise<MemorySample> {
   const server = await startServer(spec);
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, settleMs));
   try {
     const endpoint = `${server.base}/mcp`;
     // Warm every code path a session uses, so that the baseline already holds the code and caches.
     await openMany(endpoint, 20);
-    const before = await server.stats(true);
+    await settle();
+    const before = (await server.stats(true)).memory;
     await openMany(endpoint, count);
-    const after = await server.stats(true);
+    const immediate = (await server.stats(true)).memory;
+    await settle();
+    const after = (await server.stats(true)).memory;
+    const perSession = (key: keyof NodeJS.MemoryUsage, end = after): number =>
+      (end[key] - before[key]) / count;
     return {
       sessions: count,
-      rssBytesPerSession: (after.memory.rss - before.memory.rss) / count,
-      heapBytesPerSession: (after.memory.heapUsed - before.memory.heapUsed) / count,
-      heapTotalBytesPerSession: (after.memory.heapTotal - before.memory.heapTotal) / count,
-      externalBytesPerSession: (after.memory.external - before.memory.external) / count,
-      rssBeforeBytes: before.memory.rss,
-      rssAfterBytes: after.memory.rss,
+      rssBytesPerSession: perSession('rss'),
+      heapBytesPerSession: perSession('heapUsed'),
+      heapTotalBytesPerSession: perSession('heapTotal'),
+      externalBytesPerSession: perSession('external'),
+      rssBytesPerSessionImmediate: perSession('rss', immediate),
+      settleMs,
+      rssBeforeBytes: before.rss,
+      rssAfterBytes: after.rss,
     };
   } finally {
     await server.stop();
