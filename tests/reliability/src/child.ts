@@ -72,8 +72,11 @@ export async function waitFor(
 }
 
 /** Starts fixtures/server.mjs with the given options; resolves with its MCP URL. */
-export async function startFixture(options: object): Promise<Child & { url: URL }> {
-  const child = spawnNode([FIXTURE, JSON.stringify(options)]);
+export async function startFixture(
+  options: object,
+  nodeFlags: readonly string[] = [],
+): Promise<Child & { url: URL }> {
+  const child = spawnNode([...nodeFlags, FIXTURE, JSON.stringify(options)]);
   const match = await waitFor(child, /^\{"url":"([^"]+)"\}$/m);
   return { ...child, url: new URL(match[1] as string) };
 }
