@@ -12,24 +12,48 @@ export interface Exchange {
   end: (() => void) | undefined;
 }
 
+const EXCHANGE = Symbol('pier.exchange');
+type TrackedResponse = ServerResponse & { [EXCHANGE]?: TrackedExchange };
+
+class TrackedExchange implements Exchange {
+  longLived = false;
+  #end: (() => void) | undefined;
+  readonly #streams: Set<TrackedExchange>;
+
+  constructor(streams: Set<TrackedExchange>) {
+    this.#streams = streams;
+  }
+
+  get end(): (() => void) | undefined {
+    return this.#end;
+  }
+
+  /** Only exchanges that stream are remembered, so that the drain can end them. */
+  set end(end: (() => void) | undefined) {
+    this.#end = end;
+    if (end === undefined) this.#streams.delete(this);
+    else this.#streams.add(this);
+  }
+}
+
 /**
  * Counts what the server is doing so that shutdown can wait for it: requests in flight, open streams and
- * sockets. Cheap enough for the hot path: one closure per request.
+ * sockets. On the hot path a request costs an object and a shared listener, no closure.
  */
 export class ExchangeTracker {
   #inFlight = 0;
   #waiters: (() => void)[] = [];
-  readonly #exchanges = new Set<Exchange>();
+  readonly #streams = new Set<TrackedExchange>();
   readonly #sockets = new Set<Socket>();
+  readonly #onClose = (exchange: TrackedExchange): void => {
+    if (exchange.end !== undefined) exchange.end = undefined;
+    if (!exchange.longLived && --this.#inFlight === 0) this.#wake();
+  };
+  readonly #listener = this.#makeListener();
 
   /** Requests in flight, not counting long-lived streams. */
   get inFlight(): number {
     return this.#inFlight;
-  }
-
-  /** Open long-lived streams and requests, for diagnostics. */
-  get open(): number {
-    return this.#exchanges.size;
   }
 
   addSocket(socket: Socket): void {
@@ -39,13 +63,10 @@ export class ExchangeTracker {
 
   /** Starts tracking a response, as a request in flight, until it closes (finished or cut). */
   begin(res: ServerResponse): Exchange {
-    const exchange: Exchange = { longLived: false, end: undefined };
-    this.#exchanges.add(exchange);
+    const exchange = new TrackedExchange(this.#streams);
+    (res as TrackedResponse)[EXCHANGE] = exchange;
     this.#inFlight++;
-    res.once('close', () => {
-      this.#exchanges.delete(exchange);
-      if (!exchange.longLived && --this.#inFlight === 0) this.#wake();
-    });
+    res.on('close', this.#listener);
     return exchange;
   }
 
@@ -77,12 +98,21 @@ export class ExchangeTracker {
 
   /** Ends every SSE response still open (clients see a clean end of stream). */
   endStreams(): void {
-    for (const exchange of [...this.#exchanges]) exchange.end?.();
+    for (const exchange of [...this.#streams]) exchange.end?.();
   }
 
   /** Destroys every socket still open. */
   destroySockets(): void {
     for (const socket of [...this.#sockets]) socket.destroy();
+  }
+
+  /** One listener for every response: it finds its exchange on the response itself. */
+  #makeListener(): (this: TrackedResponse) => void {
+    const onClose = this.#onClose;
+    return function (this: TrackedResponse) {
+      const exchange = this[EXCHANGE];
+      if (exchange !== undefined) onClose(exchange);
+    };
   }
 
   #wake(): void {
