@@ -1,7 +1,9 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claimsModernEnvelope } from './mcp-endpoint.js';
 import { startTestServer, type TestServer } from './test-host.js';
 
 let server: TestServer | undefined;
@@ -93,5 +95,54 @@ describe.each([
       'still here',
     );
     await client.close();
+  });
+});
+
+describe('skipping the first classification', () => {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+  const bodies: unknown[] = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+    },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 42 } },
+    },
+    {
+      jsonrpc: '2.0',
+      method: 'notifications/initialized',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-06-18' } },
+    },
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { _meta: meta, protocolVersion: '2025-11-25' } },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', result: {}, params: { _meta: meta } },
+    { id: 1, method: 'tools/list', params: { _meta: meta } },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: [] } },
+    [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }],
+  ];
+
+  it.each(bodies.map((body) => [JSON.stringify(body), body]))(
+    'never diverts 2025-era traffic: %s',
+    (_label, body) => {
+      for (const protocolVersionHeader of [undefined, '2025-11-25', '2026-07-28']) {
+        const outcome = classifyInboundRequest({
+          httpMethod: 'POST',
+          body,
+          ...(protocolVersionHeader !== undefined && { protocolVersionHeader }),
+        });
+        if (claimsModernEnvelope(body)) expect(outcome.kind).not.toBe('legacy');
+      }
+    },
+  );
+
+  it('recognizes an ordinary 2026-07-28 request', () => {
+    expect(claimsModernEnvelope(bodies[0])).toBe(true);
+    expect(claimsModernEnvelope(bodies[7])).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import {
   createMcpHandler,
   isJsonContentType,
   type McpHttpHandler,
+  PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
 import type { Logger, TransportHost } from '@pier/core';
 import { readBody, refuseOversizedBody } from './body.js';
@@ -120,14 +121,16 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
-    const outcome = classifyInboundRequest({
-      httpMethod: 'POST',
-      ...header(req, 'mcp-protocol-version', 'protocolVersionHeader'),
-      ...header(req, 'mcp-method', 'mcpMethodHeader'),
-      ...header(req, 'mcp-name', 'mcpNameHeader'),
-      body,
-    });
-    if (outcome.kind === 'legacy') {
+    const outcome = claimsModernEnvelope(body)
+      ? undefined
+      : classifyInboundRequest({
+          httpMethod: 'POST',
+          ...header(req, 'mcp-protocol-version', 'protocolVersionHeader'),
+          ...header(req, 'mcp-method', 'mcpMethodHeader'),
+          ...header(req, 'mcp-name', 'mcpNameHeader'),
+          body,
+        });
+    if (outcome?.kind === 'legacy') {
       if (sessions !== undefined) await sessions.serve(req, res, body, exchange);
       else await serveStateless(req, res, body, exchange);
       return;
@@ -153,6 +156,22 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       await sessions?.closeAll();
     },
   };
+}
+
+/**
+ * A request or notification (not `initialize`, not a posted answer) whose params carry the 2026-07-28
+ * envelope claim: the SDK's classifier never routes it to 2025-era serving (it serves or rejects it on the
+ * modern path), and `createMcpHandler` classifies it again anyway, so the first classification is skipped.
+ */
+export function claimsModernEnvelope(body: unknown): boolean {
+  if (!isPlainObject(body) || 'result' in body || 'error' in body) return false;
+  if (typeof body.method !== 'string' || body.method === 'initialize') return false;
+  const params = body.params;
+  return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** `subscriptions/listen` streams stay open until the client leaves: the drain ends them, never waits. */

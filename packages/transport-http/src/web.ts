@@ -89,11 +89,11 @@ export async function sendWebResponse(
     return;
   }
   if (!headers['content-type']?.startsWith('text/event-stream')) {
-    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = await response.text();
     if (res.destroyed) return;
-    headers['content-length'] = String(bytes.length);
+    headers['content-length'] = String(Buffer.byteLength(text));
     res.writeHead(response.status, headers);
-    res.end(bytes);
+    res.end(text);
     return;
   }
   await pipeEventStream(res, response.status, headers, body, exchange);
