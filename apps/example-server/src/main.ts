@@ -1,11 +1,54 @@
-// Placeholder until the example app lands: proves the start command end to end.
-import { createServer } from 'node:http';
+#!/usr/bin/env node
+// Entry point: read the configuration, open the notes, serve MCP over stdio or streamable HTTP.
+import { configReport } from '@pier/config';
+import { dataDirOf, readConfig } from './config.js';
+import { createNotesServer } from './notes-server.js';
+import { NotesStore } from './notes-store.js';
+import { SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
+import { closeOnSignals } from './shutdown.js';
 
-const server = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"placeholder"}');
-});
-server.listen(3000, '127.0.0.1', () => {
-  process.stderr.write('example-server listening on http://127.0.0.1:3000/mcp\n');
-});
-process.on('SIGTERM', () => server.close());
-process.on('SIGINT', () => server.close());
+// Problems (a missing API key…) are printed on stderr, with exit code 1, before anything else happens.
+const config = readConfig();
+
+let store: NotesStore;
+try {
+  store = await NotesStore.open(dataDirOf(config));
+} catch (error) {
+  fail(`cannot open the notes in ${dataDirOf(config)}: ${messageOf(error)}`);
+}
+
+const server = createNotesServer(
+  { config, store },
+  // DEBUG=true wins over LOG_LEVEL. Signals are handled below, so that the store is flushed before exit.
+  { logLevel: config.debug ? 'debug' : config.logLevel, handleSignals: false },
+);
+// configReport masks every secret: this line never holds the raw API key or database URL.
+server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
+closeOnSignals(server, store);
+
+try {
+  if (config.transport === 'stdio') {
+    await server.listen({ transport: 'stdio' });
+  } else {
+    const { url } = await server.listen({
+      transport: 'streamable-http',
+      host: config.host,
+      port: config.port,
+      drainDelayMs: config.drainDelayMs,
+      shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+    });
+    // Always printed (whatever LOG_LEVEL says): with --port 0 this is how a caller learns the port.
+    process.stderr.write(`${SERVER_NAME} listening on ${url} (health: ${new URL('/health', url).href})\n`);
+  }
+} catch (error) {
+  fail(`cannot start: ${messageOf(error)}`);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${SERVER_NAME}: ${message}\n`);
+  process.exit(1);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

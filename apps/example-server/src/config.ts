@@ -1,0 +1,152 @@
+// The app's configuration: the seed's table (API key, base URL, debug, retries, timeout, database URL,
+// log level) plus what an MCP server needs to run (transport, host, port, data directory, drain delay).
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { type Config, type LoadConfigOptions, loadConfig, parseConfig, z } from '@pier/config';
+import {
+  DATA_DIR_NAME,
+  DEFAULT_BASE_URL,
+  DEFAULT_DRAIN_DELAY_MS,
+  DEFAULT_HOST,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_PORT,
+  DEFAULT_TIMEOUT_MS,
+  SERVER_NAME,
+  SERVER_VERSION,
+} from './settings.js';
+
+/** The transports the app can serve. `stdio` is the default: MCP clients start servers as a command. */
+export const TRANSPORT_NAMES = ['stdio', 'streamable-http'] as const;
+
+/** The spec, given the environment (the data directory's default depends on it). */
+export function configSpec(env: NodeJS.ProcessEnv = process.env) {
+  return {
+    apiKey: {
+      schema: z.string().min(1),
+      env: 'API_KEY',
+      secret: true,
+      description: 'Key for the upstream API',
+    },
+    baseUrl: {
+      schema: z.url({ protocol: /^https?$/ }).default(DEFAULT_BASE_URL),
+      env: 'BASE_URL',
+      description: 'Base URL of the upstream API (checked by /health, not critical)',
+    },
+    debug: {
+      schema: z.boolean().default(false),
+      env: 'DEBUG',
+      description: 'Log at debug level (overrides LOG_LEVEL)',
+    },
+    maxRetries: {
+      schema: z.number().int().min(0).default(DEFAULT_MAX_RETRIES),
+      env: 'MAX_RETRIES',
+      description: 'Retries after a failed upstream request',
+    },
+    timeout: {
+      schema: z.number().int().positive().default(DEFAULT_TIMEOUT_MS),
+      env: 'TIMEOUT',
+      description: 'Upstream request timeout in milliseconds (also the health check timeout)',
+    },
+    databaseUrl: {
+      schema: z.string().optional(),
+      env: 'DATABASE_URL',
+      arg: false,
+      secret: true,
+      description: 'Database URL; may hold a password (reported as present or not, never used here)',
+    },
+    logLevel: {
+      schema: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+      env: 'LOG_LEVEL',
+      arg: false,
+      description: 'Log verbosity (on stderr)',
+    },
+    transport: {
+      schema: z.enum(TRANSPORT_NAMES).default('stdio'),
+      env: 'TRANSPORT',
+      description: 'How MCP is served',
+    },
+    host: {
+      schema: z.string().min(1).default(DEFAULT_HOST),
+      env: 'HOST',
+      description: 'Address to bind (streamable-http); 0.0.0.0 in a container',
+    },
+    port: {
+      schema: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+      env: 'PORT',
+      description: 'Port to listen on (streamable-http); 0 picks a free one',
+    },
+    dataDir: {
+      schema: z.string().min(1).default(defaultDataDir(env)),
+      env: 'DATA_DIR',
+      description: 'Directory of notes.json; a relative path is taken from the working directory',
+    },
+    drainDelayMs: {
+      schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
+      env: 'DRAIN_DELAY_MS',
+      description: 'After SIGTERM, how long MCP requests are still served while readiness fails',
+    },
+  } as const;
+}
+
+/** The validated configuration. */
+export type AppConfig = Config<ReturnType<typeof configSpec>>;
+
+/** What a user should read when the key is missing: where an MCP client puts environment variables. */
+export const MISSING_API_KEY_HINT = [
+  '',
+  `${SERVER_NAME} needs an API key: set the API_KEY environment variable (preferred) or pass --api-key <key>.`,
+  'In an MCP client, put it in the "env" map of the server entry, for example:',
+  '  "pier-notes": { "command": "node", "args": ["/path/to/dist/main.js"], "env": { "API_KEY": "<your key>" } }',
+  'For local development, `pnpm start` passes a development key.',
+  '',
+].join('\n');
+
+/**
+ * Reads the configuration from `argv` and `env` like `loadConfig` (problems on stderr, exit code 1;
+ * `--help` and `--version` on stdout, exit code 0), adding {@link MISSING_API_KEY_HINT} after the
+ * problem lines when the key is missing.
+ */
+export function readConfig(
+  options: Omit<LoadConfigOptions, 'name' | 'version' | 'description'> = {},
+): AppConfig {
+  const env = options.env ?? process.env;
+  const argv = options.argv ?? process.argv.slice(2);
+  const spec = configSpec(env);
+  const parsed = parseConfig(spec, { argv, env });
+  const keyMissing =
+    !parsed.ok && parsed.issues.some((issue) => issue.path === 'apiKey' && issue.code === 'required');
+  const stderr = options.stderr ?? process.stderr;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  return loadConfig(spec, {
+    ...options,
+    argv,
+    env,
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    description: 'A notes MCP server built with Pier: notes persist in <data dir>/notes.json.',
+    exit: (code) => {
+      if (code === 1 && keyMissing) stderr.write(MISSING_API_KEY_HINT);
+      return exit(code);
+    },
+  });
+}
+
+/** The data directory as an absolute path (a relative `DATA_DIR` is taken from the working directory). */
+export function dataDirOf(config: Pick<AppConfig, 'dataDir'>): string {
+  return resolve(config.dataDir);
+}
+
+/**
+ * The default data directory: the user's data directory, so that a client that starts the server from
+ * an unknown working directory (desktop apps often use `/`) still finds the same notes every time.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, DATA_DIR_NAME);
+  if (platform === 'win32') {
+    const local = env.LOCALAPPDATA || env.APPDATA;
+    return join(local || join(homedir(), 'AppData', 'Local'), DATA_DIR_NAME);
+  }
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', DATA_DIR_NAME);
+  return join(homedir(), '.local', 'share', DATA_DIR_NAME);
+}

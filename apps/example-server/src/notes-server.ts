@@ -1,0 +1,180 @@
+// The MCP server: tools to add, list, search and delete notes, a resource per note plus an index,
+// a prompt that asks the model to summarize notes, and a tool that reports the configuration.
+import { configReport } from '@pier/config';
+import {
+  type CreateServerOptions,
+  createServer,
+  MCPServer,
+  type PierServer,
+  Prompt,
+  Resource,
+  type ResourceContext,
+  Tool,
+} from '@pier/core';
+import { healthPlugin } from '@pier/plugin-health';
+import { z } from 'zod';
+import type { AppConfig } from './config.js';
+import { healthChecks } from './health.js';
+import type { Note, NotesStore } from './notes-store.js';
+import { HEALTH_PATHS, SERVER_NAME, SERVER_VERSION } from './settings.js';
+
+/** What the server is built from: the configuration and the opened store. */
+export interface NotesServerDeps {
+  readonly config: AppConfig;
+  readonly store: NotesStore;
+}
+
+/** The URI of one note, served by the `note` resource template. */
+export function noteUri(id: string): string {
+  return `notes://${id}`;
+}
+
+/** The URI of the index of all notes. */
+export const NOTES_INDEX_URI = 'notes://index';
+
+const noteFields = {
+  title: z.string().trim().min(1).max(200).describe('Short title'),
+  body: z.string().max(100_000).describe('The note itself (plain text or Markdown)'),
+  tags: z.array(z.string().trim().min(1).max(50)).max(20).optional().describe('Labels to find it by'),
+};
+
+/**
+ * Builds the server. The class is declared here, not at module level, because its health checks need
+ * the store and the configuration, and `@MCPServer({ plugins })` is evaluated when the class is defined.
+ */
+export function createNotesServer(deps: NotesServerDeps, options: CreateServerOptions = {}): PierServer {
+  const health = healthPlugin({
+    paths: HEALTH_PATHS,
+    checks: healthChecks({ store: deps.store, baseUrl: deps.config.baseUrl, timeoutMs: deps.config.timeout }),
+  });
+
+  @MCPServer({
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    title: 'Pier notes',
+    instructions:
+      'Keeps short notes. Use add_note to save one, search_notes or list_notes to find them, ' +
+      `read ${noteUri('{id}')} for one note, and delete_note to remove one.`,
+    plugins: [health],
+  })
+  class NotesServer {
+    readonly #config: AppConfig;
+    readonly #store: NotesStore;
+
+    constructor({ config, store }: NotesServerDeps) {
+      this.#config = config;
+      this.#store = store;
+    }
+
+    @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields })
+    async addNote({ title, body, tags }: { title: string; body: string; tags?: string[] | undefined }) {
+      const note = await this.#store.add({ title, body, ...(tags !== undefined && { tags }) });
+      return { note: summaryOf(note), uri: noteUri(note.id) };
+    }
+
+    @Tool({
+      name: 'list_notes',
+      description: 'List saved notes (titles, tags and URIs), oldest first; optionally only those with a tag',
+      input: { tag: z.string().optional().describe('Only notes with exactly this tag') },
+      annotations: { readOnlyHint: true },
+    })
+    async listNotes({ tag }: { tag?: string | undefined }) {
+      const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+      return { notes: notes.map(summaryOf) };
+    }
+
+    @Tool({
+      name: 'search_notes',
+      description: 'Find notes whose title, body or tags contain the text (ignoring case)',
+      input: { query: z.string().min(1).describe('Text to look for') },
+      annotations: { readOnlyHint: true },
+    })
+    async searchNotes({ query }: { query: string }) {
+      return { notes: this.#store.search(query).map((note) => ({ ...summaryOf(note), body: note.body })) };
+    }
+
+    @Tool({
+      name: 'delete_note',
+      description: 'Delete a note by its id',
+      input: { id: z.string().min(1).describe('The id returned by add_note or list_notes') },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    })
+    async deleteNote({ id }: { id: string }) {
+      if (!(await this.#store.delete(id))) throw new Error(`no note with id "${id}"`);
+      return `deleted note ${id}`;
+    }
+
+    @Tool({
+      name: 'show_config',
+      description: 'Show the configuration in use and where each value came from (secrets masked)',
+      annotations: { readOnlyHint: true },
+    })
+    async showConfig() {
+      // configReport masks every secret; the raw key and database URL never leave the process.
+      return { config: configReport(this.#config), dataDir: this.#store.dataDir };
+    }
+
+    @Resource({
+      uri: NOTES_INDEX_URI,
+      name: 'notes-index',
+      title: 'All notes',
+      description: 'Every note: id, title, tags, creation time and its own URI',
+      mimeType: 'application/json',
+    })
+    async index() {
+      return { notes: this.#store.list().map(summaryOf) };
+    }
+
+    @Resource({
+      uriTemplate: noteUri('{id}'),
+      name: 'note',
+      title: 'One note',
+      description: 'One note as Markdown',
+      mimeType: 'text/markdown',
+      complete: { id: (prefix) => completeId(deps.store, prefix) },
+    })
+    async note(_uri: URL, { variables }: ResourceContext) {
+      const id = String(variables.id);
+      const note = this.#store.get(id);
+      if (note === undefined) throw new Error(`no note with id "${id}"`);
+      return markdownOf(note);
+    }
+
+    @Prompt({
+      name: 'summarize_notes',
+      description: 'Ask the model for a summary of the notes, optionally only those with a tag',
+      args: { tag: z.string().optional().describe('Only notes with exactly this tag') },
+    })
+    async summarize({ tag }: { tag?: string | undefined }) {
+      const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+      if (notes.length === 0) return `There are no notes${tag === undefined ? '' : ` tagged "${tag}"`} yet.`;
+      const text = notes.map(markdownOf).join('\n\n---\n\n');
+      return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
+    }
+  }
+
+  return createServer(NotesServer, deps, options);
+}
+
+/** Note ids that start with what the user typed, for `completion/complete` on the template. */
+function completeId(store: NotesStore, prefix: string): string[] {
+  return store
+    .list()
+    .map((note) => note.id)
+    .filter((id) => id.startsWith(prefix));
+}
+
+function summaryOf(note: Note) {
+  return {
+    id: note.id,
+    title: note.title,
+    tags: [...note.tags],
+    createdAt: note.createdAt,
+    uri: noteUri(note.id),
+  };
+}
+
+function markdownOf(note: Note): string {
+  const tags = note.tags.length > 0 ? `\n\nTags: ${note.tags.join(', ')}` : '';
+  return `# ${note.title}\n\n${note.body}${tags}\n\n_Created ${note.createdAt}_`;
+}
