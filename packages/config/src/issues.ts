@@ -130,6 +130,23 @@ export function scrubSecrets(
 ): ConfigIssue[] {
   const long = secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
   if (long.length === 0) return [...issues];
-  const scrub = (text: string) => long.reduce((out, secret) => out.split(secret).join(mask(secret)), text);
+  const scrub = (text: string) => long.reduce((out, secret) => scrubOne(out, secret, mask(secret)), text);
   return issues.map((issue) => ({ ...issue, path: scrub(issue.path), message: scrub(issue.message) }));
+}
+
+/**
+ * One secret out of one text: as written, as quoted by {@link show} (JSON escapes), and cut short by
+ * `show` (a secret pasted into the wrong, non-secret option is quoted as `"postgres://user:pa...`, and
+ * that prefix is as much a leak as the whole value).
+ */
+function scrubOne(text: string, secret: string, masked: string): string {
+  let out = text;
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  for (const form of escaped === secret ? [secret] : [secret, escaped]) {
+    out = out.split(form).join(masked);
+    for (let length = form.length - 1; length >= 4 && out.includes('...'); length--) {
+      out = out.split(`${form.slice(0, length)}...`).join(`${masked}...`);
+    }
+  }
+  return out;
 }

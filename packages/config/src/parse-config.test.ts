@@ -182,3 +182,29 @@ describe('parseConfig: results', () => {
     expect(lines(noVersion)).toEqual(['--version (argv[0]): unknown option; see --help for the options']);
   });
 });
+
+describe('a secret pasted into a non-secret option', () => {
+  const secretSpec = {
+    databaseUrl: { schema: z.string().optional(), env: 'DATABASE_URL', secret: true },
+    mode: { schema: z.enum(['fast', 'safe']).default('fast') },
+    label: { schema: z.string().max(3).optional() },
+  } satisfies ConfigSpec;
+  const url = 'postgres://pier:hunter2-but-longer@db.internal:5432/notes_production';
+
+  it('is not quoted in the issue, whole or cut short', () => {
+    for (const argv of [['--mode', url], [`--label=${url}`], ['--mode', 'x"y\\z-secret-value']]) {
+      const secret = argv.length === 2 && argv[1]?.startsWith('x') ? (argv[1] as string) : url;
+      const result = parseConfig(secretSpec, { argv, env: { DATABASE_URL: secret } });
+      expect(result.ok).toBe(false);
+      const text = JSON.stringify(result);
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('postgres://pier:');
+      expect(text).not.toContain('secret-value');
+    }
+  });
+
+  it('still quotes ordinary values', () => {
+    const result = parseConfig(secretSpec, { argv: ['--mode', 'turbo'], env: { DATABASE_URL: url } });
+    expect(result.ok || result.issues[0]?.message).toMatch(/got "turbo"/);
+  });
+});
