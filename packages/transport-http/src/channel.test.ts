@@ -21,8 +21,7 @@ class FakeResponse extends EventEmitter {
     this.headers = headers;
   }
   flushHeaders() {}
-  cork() {}
-  uncork() {}
+  socket = { cork() {}, uncork() {} };
   write(chunk: string) {
     this.written += chunk;
     return true;

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Exchange } from './drain.js';
 
 /** Interval of the SSE keep-alive comment: proxies commonly cut a connection idle for 30–60 s. */
@@ -23,10 +24,11 @@ export class Channel {
   #sse = false;
   #ended = false;
   #keepAlive: NodeJS.Timeout | undefined;
-  #corked = false;
+  #corked: Socket | undefined;
   readonly #uncork = () => {
-    this.#corked = false;
-    this.#res.uncork();
+    const socket = this.#corked;
+    this.#corked = undefined;
+    socket?.uncork();
   };
 
   /**
@@ -115,10 +117,12 @@ export class Channel {
   }
 
   #write(frame: string): void {
-    if (!this.#corked) {
+    if (this.#corked === undefined && this.#res.socket !== null) {
       // Frames produced in the same tick (the result and the end that follows it) leave in one write.
-      this.#corked = true;
-      this.#res.cork();
+      // The socket is corked, not the response: Node 24's response-level cork sends the end of a chunked
+      // body before the data corked ahead of it.
+      this.#corked = this.#res.socket;
+      this.#corked.cork();
       process.nextTick(this.#uncork);
     }
     this.#res.write(frame);

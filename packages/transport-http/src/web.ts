@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Exchange } from './drain.js';
 
 /** Hop-by-hop and body-framing headers: node sets these itself on both sides. */
@@ -125,20 +126,22 @@ async function pipeEventStream(
   const flush = setImmediate(() => {
     if (!written && !res.writableEnded) res.flushHeaders();
   });
-  let corked = false;
+  let corked: Socket | null = null;
   const uncork = () => {
-    corked = false;
-    res.uncork();
+    const socket = corked;
+    corked = null;
+    socket?.uncork();
   };
   try {
     while (!ended) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
       written = true;
-      if (!corked) {
-        // Events produced together (and the end that often follows) are sent together.
-        corked = true;
-        res.cork();
+      if (corked === null && res.socket !== null) {
+        // Events produced together (and the end that often follows) are sent together. The socket is
+        // corked, not the response: Node 24's response-level cork sends the end of a chunked body first.
+        corked = res.socket;
+        corked.cork();
         process.nextTick(uncork);
       }
       if (!res.write(value)) await drained(res);
