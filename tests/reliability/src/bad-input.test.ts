@@ -65,7 +65,7 @@ function request({
   return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
 }
 
-function post(body: string, parts: RequestParts = {}): Promise<RawResponse> {
+function post(body: string | Buffer, parts: RequestParts = {}): Promise<RawResponse> {
   return send({ ...parts, body });
 }
 
