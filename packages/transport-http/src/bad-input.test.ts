@@ -122,6 +122,24 @@ describe('bad input over HTTP (one server for the whole table)', () => {
     expect(rpcError(await viaFetch.json())?.message).toMatch(/Payload Too Large/);
   });
 
+  it('refuses an oversized body announced with Expect: 100-continue before it is sent', async () => {
+    const raw = await rawExchange(server.port, [
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: ${LEGACY_HEADERS.accept}\r\n` +
+        `Content-Length: ${LIMIT * 100}\r\nExpect: 100-continue\r\n\r\n`,
+    ]);
+    expect(raw).not.toContain('100 Continue');
+    expect(parseRawAnswer(raw)).toMatchObject({ status: 413, body: { error: { code: -32000 } } });
+  });
+
+  it('tells a client with a body within the limit to continue, and serves it', async () => {
+    const answer = await ask(server.url, {
+      headers: { ...LEGACY_HEADERS, expect: '100-continue', 'content-length': Buffer.byteLength(legacyCall) },
+      body: legacyCall,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('"hi"');
+  });
+
   it('serves a 2026-07-28 client that sends no Accept header at all', async () => {
     const answer = await ask(server.url, { headers: { ...modern.headers, accept: '' }, body: modern.body });
     expect(answer.status).toBe(200);

@@ -58,6 +58,27 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
   });
 }
 
+const NO_CONTINUE = Symbol('pier.noContinue');
+
+/**
+ * Handles `Expect: 100-continue` (curl sends it for bodies over 1 MiB): a declared body over `limit` is
+ * refused before the client sends it; any other request is told to continue. Node would otherwise let
+ * every body in first.
+ */
+export function continueOrRefuse(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    (req as IncomingMessage & { [NO_CONTINUE]?: true })[NO_CONTINUE] = true;
+  } else {
+    res.writeContinue();
+  }
+}
+
+/** Whether the client still waits for `100 Continue` before sending its body (it never will get it). */
+function awaitsContinue(req: IncomingMessage): boolean {
+  return (req as IncomingMessage & { [NO_CONTINUE]?: true })[NO_CONTINUE] === true;
+}
+
 /**
  * Answers 413 with a JSON-RPC error right away, then keeps reading and discarding the rest of the body
  * (up to {@link DISCARD_LIMIT_BYTES}) before the connection closes. Closing with unread bytes in flight
@@ -87,7 +108,7 @@ export function refuseOversizedBody(
   });
   // Written but not ended: ending now would close the socket while the client is still sending.
   res.write(body);
-  if (req.readableEnded || req.destroyed) {
+  if (req.readableEnded || req.destroyed || awaitsContinue(req)) {
     res.end();
     return;
   }

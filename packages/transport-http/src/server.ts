@@ -8,6 +8,7 @@ import type {
   TransportCloseOptions,
   TransportHost,
 } from '@pier/core';
+import { continueOrRefuse } from './body.js';
 import { delay, ExchangeTracker } from './drain.js';
 import { HttpTransportError } from './errors.js';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
@@ -162,6 +163,15 @@ export async function createHttpTransport(
   server.timeout = 0;
   server.on('connection', (socket: Socket) => tracker.addSocket(socket));
   server.on('clientError', answerClientError);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    // Only the MCP endpoint's limit is known here; plugin routes read their bodies as they see fit.
+    if (req.method === 'POST' && pathOf(req.url ?? '') === options.path) {
+      continueOrRefuse(req, res, options.maxBodyBytes);
+    } else {
+      res.writeContinue();
+    }
+    onRequest(req, res);
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
