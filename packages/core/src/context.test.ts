@@ -1,5 +1,6 @@
 // What a method can do with its context, seen from the SDK's client in both eras.
-import type { Client } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, type Transport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineServer, defineTool } from './define.js';
@@ -134,5 +135,80 @@ describe('sendLog', () => {
     await c.setLoggingLevel('debug');
     await c.callTool({ name: 'chatty', arguments: {} });
     expect(received).toEqual([{ level: 'info', data: { step: 'fetching' } }]);
+  });
+});
+
+describe('sendLog and logging/setLevel', () => {
+  it.each(['legacy', 'legacy 2025-06-18'] as const)(
+    'sends only messages at or above the level the client set (%s)',
+    async (era) => {
+      const server = serve({
+        name: 'ctx',
+        version: '1',
+        tools: [
+          defineTool({
+            name: 'chatty',
+            handler: async (_args, ctx) => {
+              await ctx.sendLog('debug', 'details');
+              await ctx.sendLog('info', 'progressing');
+              await ctx.sendLog('warning', 'disk almost full');
+              await ctx.sendLog('error', 'disk full');
+              return 'done';
+            },
+          }),
+        ],
+      });
+      const c = await client(era, server);
+      const received: unknown[] = [];
+      c.setNotificationHandler('notifications/message', (notification) => {
+        received.push(notification.params.data);
+      });
+      await c.setLoggingLevel('warning');
+      await c.callTool({ name: 'chatty', arguments: {} });
+      expect(received).toEqual(['disk almost full', 'disk full']);
+      await c.setLoggingLevel('debug');
+      received.length = 0;
+      await c.callTool({ name: 'chatty', arguments: {} });
+      expect(received).toEqual(['details', 'progressing', 'disk almost full', 'disk full']);
+    },
+  );
+});
+
+describe('closeStream', () => {
+  const closing = () =>
+    serve({
+      name: 'ctx',
+      version: '1',
+      tools: [defineTool({ name: 'poll', handler: (_args, ctx) => ({ closed: ctx.closeStream() }) })],
+    });
+
+  it('does nothing and returns false where no stream can be resumed (stdio)', async () => {
+    const result = await (await client('legacy', closing())).callTool({ name: 'poll', arguments: {} });
+    expect(result.structuredContent).toEqual({ closed: false });
+  });
+
+  it('asks the transport to close the stream of this request, and returns true', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const closedFor: unknown[] = [];
+    // What a resumable HTTP transport hands the SDK with each request (see @pier/transport-http).
+    const resumable: Transport = {
+      start: () => serverSide.start(),
+      send: (message) => serverSide.send(message),
+      close: () => serverSide.close(),
+    };
+    serverSide.onmessage = (message, extra) => {
+      const id = 'id' in message ? message.id : undefined;
+      resumable.onmessage?.(message, { ...extra, closeSSEStream: () => closedFor.push(id) });
+    };
+    serverSide.onclose = () => resumable.onclose?.();
+    const mcp = closing().createMcpServer();
+    await mcp.connect(resumable);
+    const c = new Client({ name: 'pier-test', version: '1.0.0' });
+    clients.push(c);
+    await c.connect(clientSide);
+    const result = await c.callTool({ name: 'poll', arguments: {} });
+    expect(result.structuredContent).toEqual({ closed: true });
+    expect(closedFor).toHaveLength(1);
+    expect(typeof closedFor[0]).toBe('number');
   });
 });

@@ -1,5 +1,19 @@
-import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type CreateMessageResultWithTools,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  type LoggingLevel,
+  type RequestOptions,
+  SdkError,
+  SdkErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { PierError } from './errors.js';
 import type { Logger } from './logger.js';
+import type { ResourceUpdates } from './subscriptions.js';
 
 /**
  * What every tool, resource and prompt method receives as its last argument: the request being
@@ -17,6 +31,11 @@ export interface RequestContext {
   readonly logger: Logger;
   /** The SDK's own context, for what Pier does not wrap yet. */
   readonly mcp: ServerContext;
+  /**
+   * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`);
+   * the same as `server.notifyResourceUpdated(uri)`. Clients that did not subscribe hear nothing.
+   */
+  notifyResourceUpdated(uri: string): Promise<void>;
 }
 
 /** Options of {@link ToolContext.reportProgress}. */
@@ -25,6 +44,21 @@ export interface ProgressOptions {
   readonly total?: number;
   /** A short human-readable status. */
   readonly message?: string;
+}
+
+/** What {@link ToolContext.sample} sends: the parameters of `sampling/createMessage`. */
+export type SamplingRequest = CreateMessageRequestParams;
+/** What {@link ToolContext.sample} resolves with: the client's (model's) message. */
+export type SamplingResult = CreateMessageResult | CreateMessageResultWithTools;
+/** What {@link ToolContext.elicit} sends: a form (`message` + `requestedSchema`) or a URL to open. */
+export type ElicitationRequest = ElicitRequestFormParams | ElicitRequestURLParams;
+/** What {@link ToolContext.elicit} resolves with: `action` (`accept`, `decline`, `cancel`) and `content`. */
+export type ElicitationResult = ElicitResult;
+
+/** Options of a request a tool sends to the client ({@link ToolContext.sample}, {@link ToolContext.elicit}). */
+export interface ClientRequestOptions {
+  /** How long to wait for the client's answer. Default: the SDK's, 60 s. */
+  readonly timeoutMs?: number;
 }
 
 /** The context a tool method receives as its second argument. */
@@ -40,6 +74,27 @@ export interface ToolContext extends RequestContext {
    * `logger` for operators.
    */
   sendLog(level: LoggingLevel, data: unknown): Promise<void>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`) and resolves with its answer.
+   * Cancelled with the call. Rejects with a `PierError` `CLIENT_REQUEST_UNAVAILABLE` when the client
+   * cannot be asked (it did not declare `sampling`, the HTTP server is stateless, or the client speaks
+   * the 2026-07-28 revision, which has no server-to-client requests).
+   */
+  sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult>;
+  /**
+   * Asks the user for input (`elicitation/create`): a form described by `requestedSchema`, or a URL
+   * to open. Resolves with the user's `action` and, when accepted, `content` (checked by the SDK
+   * against the schema). Rejects like {@link ToolContext.sample} when the client cannot be asked.
+   */
+  elicit(request: ElicitationRequest, options?: ClientRequestOptions): Promise<ElicitationResult>;
+  /**
+   * Ends the SSE stream that is to carry this call's answer, before the answer, so that the client
+   * reconnects (`GET` with `Last-Event-ID`) and receives it there: SSE polling (SEP-1699), for long
+   * calls that should not hold a connection open. Returns `false` and does nothing where the stream
+   * could not be resumed (stdio, stateless HTTP, sessions without `resumability`, clients before
+   * 2025-11-25).
+   */
+  closeStream(): boolean;
 }
 
 /** The context a resource method receives as its second argument. */
@@ -52,8 +107,8 @@ export interface ResourceContext extends RequestContext {
 export interface PromptContext extends RequestContext {}
 
 /** Builds a {@link ToolContext} around the SDK's context for one call. */
-export function toolContext(mcp: ServerContext, logger: Logger): ToolContext {
-  const base = requestContext(mcp, logger);
+export function toolContext(mcp: ServerContext, logger: Logger, updates: ResourceUpdates): ToolContext {
+  const base = requestContext(mcp, logger, updates);
   return {
     ...base,
     async reportProgress(progress, options) {
@@ -72,6 +127,23 @@ export function toolContext(mcp: ServerContext, logger: Logger): ToolContext {
     async sendLog(level, data) {
       await mcp.mcpReq.log(level, data);
     },
+    sample(request, options) {
+      return askClient(mcp, 'sample', 'sampling', () =>
+        mcp.mcpReq.requestSampling(request, requestOptions(mcp, options)),
+      );
+    },
+    elicit(request, options) {
+      const capability = request.mode === 'url' ? 'elicitation (URL mode)' : 'elicitation';
+      return askClient(mcp, 'elicit', capability, () =>
+        mcp.mcpReq.elicitInput(request, requestOptions(mcp, options)),
+      );
+    },
+    closeStream() {
+      const close = mcp.http?.closeSSE;
+      if (close === undefined) return false;
+      close();
+      return true;
+    },
   };
 }
 
@@ -79,18 +151,55 @@ export function toolContext(mcp: ServerContext, logger: Logger): ToolContext {
 export function resourceContext(
   mcp: ServerContext,
   logger: Logger,
+  updates: ResourceUpdates,
   variables: Readonly<Record<string, string | string[]>>,
 ): ResourceContext {
-  return { ...requestContext(mcp, logger), variables };
+  return { ...requestContext(mcp, logger, updates), variables };
 }
 
 /** Builds the common part of every context. */
-export function requestContext(mcp: ServerContext, logger: Logger): RequestContext {
+export function requestContext(mcp: ServerContext, logger: Logger, updates: ResourceUpdates): RequestContext {
   return {
     signal: mcp.mcpReq.signal,
     requestId: mcp.mcpReq.id,
     sessionId: mcp.sessionId,
     logger,
     mcp,
+    notifyResourceUpdated: (uri) => updates.notify(uri),
   };
+}
+
+function requestOptions(mcp: ServerContext, options: ClientRequestOptions | undefined): RequestOptions {
+  // The client's work is for this call: cancelling the call cancels it too.
+  return {
+    signal: mcp.mcpReq.signal,
+    ...(options?.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+  };
+}
+
+/** Sends a server-to-client request; a client that cannot be asked is a `CLIENT_REQUEST_UNAVAILABLE`. */
+async function askClient<T>(
+  mcp: ServerContext,
+  method: 'sample' | 'elicit',
+  capability: string,
+  send: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof SdkError)) throw error;
+    let reason: string;
+    if (error.code === SdkErrorCode.MethodNotSupportedByProtocolVersion) {
+      reason = 'the client speaks the 2026-07-28 revision, which has no server-to-client requests';
+    } else if (error.code === SdkErrorCode.CapabilityNotSupported) {
+      // Stateless HTTP answers each request with a server that never saw the client's initialize.
+      reason =
+        mcp.http !== undefined && mcp.sessionId === undefined
+          ? 'this HTTP server is stateless, so no session carries a request to the client (listen with sessions: true)'
+          : `the client did not declare the ${capability} capability`;
+    } else {
+      throw error;
+    }
+    throw new PierError('CLIENT_REQUEST_UNAVAILABLE', `ctx.${method}: ${reason}`, { cause: error });
+  }
 }

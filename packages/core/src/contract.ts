@@ -93,4 +93,9 @@ export interface PluginContext {
   addRoute(route: HttpRoute): void;
   /** The server's stderr logger, scoped to the plugin's name. */
   readonly logger: Logger;
+  /**
+   * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`).
+   * Usable at any time, during setup and after (keep `ctx` to call it when your data changes).
+   */
+  notifyResourceUpdated(uri: string): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { PierPlugin } from './contract.js';
 import { classDeclaration, MCPServer, Prompt, Resource, Tool } from './decorators.js';
-import { defineServer, defineTool } from './define.js';
+import { defineResource, defineServer, defineTool } from './define.js';
 import { PierError } from './errors.js';
 import { createServer } from './server.js';
 
@@ -457,5 +457,20 @@ describe('createServer', () => {
       ),
     );
     expect(error.message).toBe('createServer: tools[0]: "handler" must be a function (got "nope")');
+  });
+
+  it('requires subscribable to be a boolean', () => {
+    const error = thrown(() =>
+      defineResource({
+        name: 'status',
+        uri: 'app://status',
+        subscribable: 'yes',
+        handler: () => '',
+      } as never),
+    );
+    expect(error).toMatchObject({
+      code: 'DECLARATION_INVALID',
+      message: 'defineResource: "subscribable" must be a boolean (got "yes")',
+    });
   });
 });

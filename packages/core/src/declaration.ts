@@ -86,6 +86,11 @@ interface ResourceFields {
   /** Default: `text/plain` for a string, `application/json` for an object, `application/octet-stream` for bytes. */
   readonly mimeType?: string;
   readonly annotations?: Annotations;
+  /**
+   * The resource changes, and clients may subscribe to it (`resources/subscribe`): announce each
+   * change with `notifyResourceUpdated(uri)`. Makes the server advertise `resources.subscribe`.
+   */
+  readonly subscribable?: boolean;
 }
 
 /** A resource at one fixed URI. */

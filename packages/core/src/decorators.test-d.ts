@@ -160,3 +160,39 @@ describe('createServer', () => {
     createServer(Configured, { apiKey: 1 });
   });
 });
+
+describe('asking the client and announcing changes', () => {
+  it('types what ctx.sample, ctx.elicit and ctx.closeStream give, and takes subscribable', () => {
+    @MCPServer({ name: 'asking', version: '1.0.0' })
+    class Asking {
+      @Tool()
+      async ask(_args: Record<never, never>, ctx: ToolContext) {
+        const answer = await ctx.sample({
+          messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+          maxTokens: 10,
+        });
+        expectTypeOf(answer.model).toEqualTypeOf<string>();
+        const form = await ctx.elicit({
+          message: 'Name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        });
+        expectTypeOf(form.action).toEqualTypeOf<'accept' | 'decline' | 'cancel'>();
+        expectTypeOf(ctx.closeStream()).toEqualTypeOf<boolean>();
+        await ctx.notifyResourceUpdated('app://status');
+        // @ts-expect-error: a form's properties are primitive schemas, not nested objects
+        await ctx.elicit({
+          message: 'x',
+          requestedSchema: { type: 'object', properties: { a: { type: 'object' } } },
+        });
+        return 'ok';
+      }
+
+      @Resource({ uri: 'app://status', subscribable: true })
+      status() {
+        return 'fine';
+      }
+    }
+    expectTypeOf(Asking).toBeConstructibleWith();
+    expectTypeOf(createServer(Asking).notifyResourceUpdated).toEqualTypeOf<(uri: string) => Promise<void>>();
+  });
+});

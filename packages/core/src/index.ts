@@ -1,10 +1,17 @@
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
+export type { BinaryData, EmbeddedResourceContents } from './content.js';
+export { audioContent, embeddedResource, imageContent } from './content.js';
 export type {
+  ClientRequestOptions,
+  ElicitationRequest,
+  ElicitationResult,
   ProgressOptions,
   PromptContext,
   RequestContext,
   ResourceContext,
+  SamplingRequest,
+  SamplingResult,
   ToolContext,
 } from './context.js';
 export type {

@@ -53,6 +53,7 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
       registry.addRoute(route, source);
     },
     logger: host.logger.child(plugin.name),
+    notifyResourceUpdated: (uri) => registry.updates.notify(uri),
   };
   try {
     const returned: unknown = plugin.setup(ctx);

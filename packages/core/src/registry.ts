@@ -19,6 +19,7 @@ import { messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
+import { ResourceUpdates, type UriKind } from './subscriptions.js';
 import { describe, fail } from './validate.js';
 
 type Register = (server: McpServer) => void;
@@ -62,12 +63,20 @@ export class Registry {
   readonly #prompts = new Map<string, string>();
   readonly #routes = new Map<string, { readonly route: HttpRoute; readonly source: string }>();
   readonly #registrations: Register[] = [];
+  /** Fixed resource URIs, and whether each is subscribable. */
+  readonly #fixedUris = new Map<string, boolean>();
+  readonly #templates: { readonly template: ResourceTemplate; readonly subscribable: boolean }[] = [];
+  #subscribable = false;
+  /** Subscriptions of every connection, and the updates sent to them. */
+  readonly updates: ResourceUpdates;
 
   constructor(
     private readonly info: ServerInfo & { readonly title?: string; readonly description?: string },
     private readonly instructions: string | undefined,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.updates = new ResourceUpdates(logger);
+  }
 
   /** Plugin routes in registration order. */
   get routes(): readonly HttpRoute[] {
@@ -94,11 +103,12 @@ export class Registry {
     };
     const logger = this.logger.child(`tool:${tool.name}`);
     const handler = tool.handler as (args: unknown, ctx: unknown) => unknown;
+    const updates = this.updates;
     // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
     const callback = async (...received: unknown[]) => {
       const [args, mcp] = input ? received : [{}, received[0]];
       try {
-        return toToolResult(await handler(args, toolContext(mcp as ServerContext, logger)));
+        return toToolResult(await handler(args, toolContext(mcp as ServerContext, logger, updates)));
       } catch (error) {
         logger.warn('tool failed', { error: messageOf(error) });
         return toolErrorResult(error);
@@ -116,9 +126,12 @@ export class Registry {
       ...(resource.annotations !== undefined && { annotations: resource.annotations }),
     };
     const logger = this.logger.child(`resource:${resource.name}`);
+    const updates = this.updates;
+    const subscribable = resource.subscribable === true;
+    this.#subscribable ||= subscribable;
     const read = async (uri: URL, variables: Variables, mcp: ServerContext) => {
       try {
-        const value = await resource.handler(uri, resourceContext(mcp, logger, variables));
+        const value = await resource.handler(uri, resourceContext(mcp, logger, updates, variables));
         return toResourceResult(value, uri.href, resource.mimeType);
       } catch (error) {
         logger.warn('resource read failed', { error: messageOf(error) });
@@ -127,6 +140,7 @@ export class Registry {
     };
     if (resource.uriTemplate === undefined) {
       claim(this.#resourceUris, 'resource URI', resource.uri, source);
+      this.#fixedUris.set(resource.uri, subscribable);
       const readFixed = (uri: URL, mcp: ServerContext) => read(uri, NO_VARIABLES, mcp);
       this.#registrations.push((server) =>
         server.registerResource(resource.name, resource.uri, metadata, readFixed),
@@ -149,6 +163,7 @@ export class Registry {
         resource.uriTemplate,
       );
     }
+    this.#templates.push({ template, subscribable });
     this.#registrations.push((server) => server.registerResource(resource.name, template, metadata, read));
   }
 
@@ -163,11 +178,12 @@ export class Registry {
     };
     const logger = this.logger.child(`prompt:${prompt.name}`);
     const handler = prompt.handler as (args: unknown, ctx: unknown) => unknown;
+    const updates = this.updates;
     const callback = async (...received: unknown[]) => {
       const [values, mcp] = args ? received : [{}, received[0]];
       try {
         return toPromptResult(
-          await handler(values, requestContext(mcp as ServerContext, logger)),
+          await handler(values, requestContext(mcp as ServerContext, logger, updates)),
           prompt.description,
         );
       } catch (error) {
@@ -218,15 +234,31 @@ export class Registry {
         capabilities: {
           logging: {},
           ...(this.#tools.size > 0 && { tools: { listChanged: false } }),
-          ...(this.#resources.size > 0 && { resources: { listChanged: false } }),
+          ...(this.#resources.size > 0 && {
+            resources: { listChanged: false, ...(this.#subscribable && { subscribe: true }) },
+          }),
           ...(this.#prompts.size > 0 && { prompts: { listChanged: false } }),
         },
         ...(this.instructions !== undefined && { instructions: this.instructions }),
+        // Never send the client a request (sampling, elicitation) for a capability it did not declare:
+        // the SDK then refuses at once, instead of a request the client cannot answer (or, on stateless
+        // HTTP, whose answer could never come back) waiting for its timeout.
+        enforceStrictCapabilities: true,
       },
     );
     for (const register of this.#registrations) register(server);
+    if (this.#subscribable) this.updates.serve(server, this.#uriKind);
     return server;
   }
+
+  /** What `uri` is among this server's resources (fixed URIs first, then templates in order). */
+  readonly #uriKind = (uri: string): UriKind => {
+    const fixed = this.#fixedUris.get(uri);
+    if (fixed !== undefined) return fixed ? 'subscribable' : 'static';
+    const matched = this.#templates.find(({ template }) => template.uriTemplate.match(uri) !== null);
+    if (matched === undefined) return 'unknown';
+    return matched.subscribable ? 'subscribable' : 'static';
+  };
 }
 
 function claim(names: Map<string, string>, kind: string, name: string, source: string): void {

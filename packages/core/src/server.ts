@@ -59,6 +59,11 @@ export interface PierServer extends TransportHost {
   listen(options?: ListenOptions): Promise<ListenResult>;
   /** Drains and closes; idempotent (every call returns the same promise). */
   close(options?: CloseOptions): Promise<void>;
+  /**
+   * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`).
+   * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
+   */
+  notifyResourceUpdated(uri: string): Promise<void>;
 }
 
 /**
@@ -180,6 +185,10 @@ class Server implements PierServer {
     return this.#lifecycle.subscribe(listener);
   }
 
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.#registry.updates.notify(uri);
+  }
+
   async listen(options: ListenOptions = {}): Promise<ListenResult> {
     if (typeof options !== 'object' || options === null) {
       throw new PierError('OPTIONS_INVALID', `listen: options must be an object (got ${describe(options)})`);
@@ -242,10 +251,15 @@ class Server implements PierServer {
       const module = await loadHttpTransport();
       running = await module.startHttpTransport(this.#host, httpOptions);
     } else {
-      running = startStdioTransport(this.#host, options, () => {
-        this.logger.info('stdin ended: closing');
-        this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
-      });
+      running = startStdioTransport(
+        this.#host,
+        options,
+        () => {
+          this.logger.info('stdin ended: closing');
+          this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
+        },
+        this.#registry.updates,
+      );
     }
     this.#transport = running;
     this.#address = running.address;

@@ -9,6 +9,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { RunningTransport, TransportHost } from './contract.js';
+import type { ResourceUpdates } from './subscriptions.js';
 
 /** Options of `listen()` for stdio (the default transport). */
 export interface StdioListenOptions {
@@ -24,18 +25,27 @@ export const STDIO_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * Serves `host` over stdio. `onEnd` is called when the client ends the connection (stdin closed),
- * not when Pier closes it.
+ * not when Pier closes it. A 2026-07-28 connection is registered with `updates`, so that resource
+ * updates reach its `subscriptions/listen` streams.
  */
 export function startStdioTransport(
   host: TransportHost,
   options: StdioListenOptions,
   onEnd: () => void,
+  updates?: Pick<ResourceUpdates, 'listen'>,
 ): RunningTransport {
   const wire = new AnsweringTransport(new StdioServerTransport(options.stdin, options.stdout));
-  const handle = serveStdio(() => host.createMcpServer(), {
-    transport: wire,
-    onerror: (error) => host.logger.warn('stdio', { error: error.message }),
-  });
+  const handle = serveStdio(
+    ({ era }) => {
+      const server = host.createMcpServer();
+      if (era === 'modern') updates?.listen(server);
+      return server;
+    },
+    {
+      transport: wire,
+      onerror: (error) => host.logger.warn('stdio', { error: error.message }),
+    },
+  );
   let closing = false;
   wire.onEnd = () => {
     if (!closing) onEnd();

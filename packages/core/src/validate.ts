@@ -106,6 +106,7 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
     ...optionalString(fields, 'description', where),
     ...optionalString(fields, 'mimeType', where),
     ...optionalObject(fields, 'annotations', where),
+    ...optionalBoolean(fields, 'subscribable', where),
     handler: handler(fields, where),
   };
 }
@@ -199,6 +200,13 @@ function optionalString<K extends string>(fields: Fields, field: K, where: strin
   if (value === undefined) return {};
   if (typeof value !== 'string') fail(where, field, 'a string', value);
   return { [field]: value } as { [P in K]?: string };
+}
+
+function optionalBoolean<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: boolean } {
+  const value = fields[field];
+  if (value === undefined) return {};
+  if (typeof value !== 'boolean') fail(where, field, 'a boolean', value);
+  return { [field]: value } as { [P in K]?: boolean };
 }
 
 function optionalObject<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: never } {

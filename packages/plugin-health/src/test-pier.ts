@@ -41,6 +41,7 @@ export function countingRoutes(plugin: PierPlugin): {
         addResource: (resource) => ctx.addResource(resource),
         addPrompt: (prompt) => ctx.addPrompt(prompt),
         logger: ctx.logger,
+        notifyResourceUpdated: (uri) => ctx.notifyResourceUpdated(uri),
         addRoute: (route) =>
           ctx.addRoute({
             ...route,

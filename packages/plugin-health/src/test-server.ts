@@ -66,6 +66,7 @@ export async function startTestServer(
       routes.push(route);
     },
     logger: options.logger ?? memoryLogger(logs, plugin.name),
+    async notifyResourceUpdated() {},
   };
   plugin.setup(ctx);
 

@@ -1,0 +1,251 @@
+// Resource subscriptions: `subscribable` resources, resources/subscribe and unsubscribe, and
+// notifyResourceUpdated from the server, a plugin and a method's context, seen from the SDK's client.
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/client';
+import {
+  InMemoryTransport,
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PluginContext } from './contract.js';
+import { defineResource, defineServer, defineTool } from './define.js';
+import { PierError } from './errors.js';
+import { createLogger } from './logger.js';
+import { createServer } from './server.js';
+import { ResourceUpdates } from './subscriptions.js';
+import { connect, ERAS, type Era } from './test-helpers.js';
+
+let clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  clients = [];
+});
+
+let pluginContext: PluginContext | undefined;
+let content = 'v1';
+
+function serve(subscribable = true) {
+  return createServer(
+    defineServer({
+      name: 'watched',
+      version: '1.0.0',
+      resources: [
+        defineResource({ name: 'status', uri: 'app://status', subscribable, handler: () => content }),
+        defineResource({ name: 'license', uri: 'app://license', handler: () => 'MIT' }),
+        defineResource({
+          name: 'user',
+          uriTemplate: 'users://{id}',
+          subscribable,
+          handler: (_uri, ctx) => `user ${String(ctx.variables.id)}`,
+        }),
+      ],
+      tools: [
+        defineTool({
+          name: 'set_status',
+          handler: async (_args, ctx) => {
+            content = 'v2';
+            await ctx.notifyResourceUpdated('app://status');
+            return 'ok';
+          },
+        }),
+      ],
+      plugins: [
+        {
+          name: 'watcher',
+          setup: (ctx) => {
+            pluginContext = ctx;
+          },
+        },
+      ],
+    }),
+    { handleSignals: false, logStream: { write: () => true } },
+  );
+}
+
+async function client(server: ReturnType<typeof serve>, era: Era = 'legacy') {
+  const connected = await connect(server, era);
+  clients.push(connected);
+  const updates: string[] = [];
+  connected.setNotificationHandler('notifications/resources/updated', (notification) => {
+    updates.push(notification.params.uri);
+  });
+  return { client: connected, updates };
+}
+
+/** Lets notifications already sent reach the client. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
+  it('advertises resources.subscribe only when a resource is subscribable', async () => {
+    const { client: watching } = await client(serve(true), era);
+    expect(watching.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: true });
+    const { client: plain } = await client(serve(false), era);
+    expect(plain.getServerCapabilities()?.resources).toEqual({ listChanged: false });
+  });
+
+  it('sends notifications/resources/updated to the subscribers of that URI only', async () => {
+    const server = serve();
+    const a = await client(server, era);
+    const b = await client(server, era);
+    const c = await client(server, era);
+    expect(await a.client.subscribeResource({ uri: 'app://status' })).toEqual({});
+    await b.client.subscribeResource({ uri: 'users://7' });
+    await server.notifyResourceUpdated('app://status');
+    await server.notifyResourceUpdated('users://7');
+    await server.notifyResourceUpdated('users://8');
+    await settle();
+    expect(a.updates).toEqual(['app://status']);
+    expect(b.updates).toEqual(['users://7']);
+    expect(c.updates).toEqual([]);
+  });
+
+  it('lets a tool (through its context) and a plugin announce a change', async () => {
+    const server = serve();
+    const watcher = await client(server, era);
+    await watcher.client.subscribeResource({ uri: 'app://status' });
+    await watcher.client.callTool({ name: 'set_status', arguments: {} });
+    await pluginContext?.notifyResourceUpdated('app://status');
+    await settle();
+    expect(watcher.updates).toEqual(['app://status', 'app://status']);
+  });
+
+  it('stops after resources/unsubscribe', async () => {
+    const server = serve();
+    const watcher = await client(server, era);
+    await watcher.client.subscribeResource({ uri: 'app://status' });
+    expect(await watcher.client.unsubscribeResource({ uri: 'app://status' })).toEqual({});
+    await server.notifyResourceUpdated('app://status');
+    await settle();
+    expect(watcher.updates).toEqual([]);
+  });
+
+  it('refuses a URI no resource serves, and one that is not subscribable (-32602)', async () => {
+    const { client: watching } = await client(serve(), era);
+    await expect(watching.subscribeResource({ uri: 'app://nothing' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Resource not found: app://nothing'),
+    });
+    await expect(watching.subscribeResource({ uri: 'app://license' })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('does not change'),
+    });
+  });
+});
+
+describe('over modern (2026-07-28) stdio', () => {
+  it('delivers updates to the subscriptions/listen streams whose filter names the URI', async () => {
+    const server = serve();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    await server.listen({ transport: 'stdio', stdin, stdout });
+    const modern = new Client({ name: 'listener', version: '1.0.0' }, ERAS.modern);
+    clients.push(modern);
+    await modern.connect(new StreamTransport(stdin, stdout));
+    const updates: string[] = [];
+    modern.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const subscription = await modern.listen({ resourceSubscriptions: ['app://status'] });
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['app://status'] });
+    await server.notifyResourceUpdated('users://1');
+    await server.notifyResourceUpdated('app://status');
+    await settle();
+    expect(updates).toEqual(['app://status']);
+    await subscription.close();
+    await server.close();
+  });
+});
+
+describe('a server that never saw initialize (how stateless HTTP serves each request)', () => {
+  it('refuses resources/subscribe: nothing could carry the update later', async () => {
+    const mcp = serve().createMcpServer();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const answers: JSONRPCMessage[] = [];
+    clientSide.onmessage = (message) => answers.push(message);
+    await mcp.connect(serverSide);
+    await clientSide.start();
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/subscribe',
+      params: { uri: 'app://status' },
+    });
+    await settle();
+    expect(answers).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message: expect.stringContaining('Subscriptions need a connection that outlives the request'),
+        },
+      },
+    ]);
+    await mcp.close();
+  });
+});
+
+describe('ResourceUpdates', () => {
+  it('forgets the subscriptions of a connection once it closes', async () => {
+    const server = serve();
+    const hub = new ResourceUpdates(createLogger({ stream: { write: () => true } }));
+    const mcp = server.createMcpServer();
+    hub.serve(mcp, () => 'subscribable');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    await clientSide.start();
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x://y' } });
+    await settle();
+    expect(hub.connections).toBe(1);
+    await clientSide.close();
+    await settle();
+    expect(hub.connections).toBe(0);
+  });
+
+  it('rejects notifyResourceUpdated without a URI', async () => {
+    await expect(serve().notifyResourceUpdated('')).rejects.toThrow(PierError);
+    await expect(serve().notifyResourceUpdated(42 as unknown as string)).rejects.toMatchObject({
+      code: 'OPTIONS_INVALID',
+    });
+  });
+});
+
+/** A client transport over a pair of streams (the server's stdin and stdout), in process. */
+class StreamTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #buffer = new ReadBuffer();
+
+  constructor(
+    private readonly toServer: PassThrough,
+    private readonly fromServer: PassThrough,
+  ) {}
+
+  async start(): Promise<void> {
+    this.fromServer.on('data', (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      for (let message = this.#buffer.readMessage(); message; message = this.#buffer.readMessage()) {
+        this.onmessage?.(message);
+      }
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    this.toServer.end();
+    this.onclose?.();
+  }
+}
