@@ -358,6 +358,27 @@ const cases: Case[] = [
     code: -32000,
     header: ['allow', /^GET, HEAD$/],
   },
+  {
+    name: 'GET /mcp stream without a session id',
+    send: () =>
+      send({
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-protocol-version': LEGACY_VERSION },
+      }),
+    status: 400,
+    code: -32000,
+  },
+  {
+    name: 'OPTIONS /mcp (CORS off)',
+    send: () =>
+      send({
+        method: 'OPTIONS',
+        headers: { origin: `http://localhost:${port}`, 'access-control-request-method': 'POST' },
+      }),
+    status: 405,
+    code: -32000,
+    header: ['allow', /POST/],
+  },
   // Path tricks: paths are compared exactly.
   {
     name: '/mcp/../health',
