@@ -47,7 +47,8 @@ describe('faulty health checks', () => {
       for (const name of ['garbage-status', 'garbage-number', 'late', 'critical-hangs']) {
         expect(body.checks[name]?.status, name).toBe('unhealthy');
       }
-      expect(body.checks['garbage-cyclic']).toBeDefined();
+      // Details that cannot be serialised make the result invalid: unhealthy, and the body still JSON.
+      expect(body.checks['garbage-cyclic']?.status).toBe('unhealthy');
       // The one timing assertion of the suite, because the issue requires this bound explicitly: a probe
       // answers within the check timeout + 50 ms. The server's own measure of each check is held to it
       // exactly; the client's round trip (which adds HTTP and scheduling on a busy 2-core CI runner) gets
