@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'conformance-server',
+    include: ['src/**/*.test.ts'],
+    globalSetup: ['./vitest.global-setup.ts'],
+    // The suite and the app are child processes; two suites at once on a 2-core machine only slow both.
+    fileParallelism: false,
+  },
+});
