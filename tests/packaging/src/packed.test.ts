@@ -27,7 +27,11 @@ async function tarball(path: string): Promise<{ files: string[]; manifestText: s
 describe.each(PACKAGES)('the tarball of packages/%s', (folder) => {
   it('holds dist, package.json, the README and the LICENSE, and nothing else', async () => {
     const { files } = await tarball(inject('tarballs')[folder]);
-    expect(files.filter((file) => !file.startsWith('dist/'))).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(files.filter((file) => !file.startsWith('dist/'))).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     // Tests, fixtures and test helpers stay out of the build.
