@@ -179,9 +179,9 @@ describe('asking the client and announcing changes', () => {
         expectTypeOf(form.action).toEqualTypeOf<'accept' | 'decline' | 'cancel'>();
         expectTypeOf(ctx.closeStream()).toEqualTypeOf<boolean>();
         await ctx.notifyResourceUpdated('app://status');
-        // @ts-expect-error: a form's properties are primitive schemas, not nested objects
         await ctx.elicit({
           message: 'x',
+          // @ts-expect-error: a form's properties are primitive schemas, not nested objects
           requestedSchema: { type: 'object', properties: { a: { type: 'object' } } },
         });
         return 'ok';

@@ -75,8 +75,13 @@ async function client(server: ReturnType<typeof serve>, era: Era = 'legacy') {
   return { client: connected, updates };
 }
 
-/** Lets notifications already sent reach the client. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once `check` holds (polled every 5 ms); fails after 2 s, naming `what`. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !check(); waited += 5) {
+    if (waited >= 2_000) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
   it('advertises resources.subscribe only when a resource is subscribable', async () => {
@@ -96,7 +101,7 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     await server.notifyResourceUpdated('app://status');
     await server.notifyResourceUpdated('users://7');
     await server.notifyResourceUpdated('users://8');
-    await settle();
+    await until(() => a.updates.length > 0 && b.updates.length > 0, 'the updates');
     expect(a.updates).toEqual(['app://status']);
     expect(b.updates).toEqual(['users://7']);
     expect(c.updates).toEqual([]);
@@ -108,7 +113,7 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     await watcher.client.subscribeResource({ uri: 'app://status' });
     await watcher.client.callTool({ name: 'set_status', arguments: {} });
     await pluginContext?.notifyResourceUpdated('app://status');
-    await settle();
+    await until(() => watcher.updates.length === 2, 'two updates');
     expect(watcher.updates).toEqual(['app://status', 'app://status']);
   });
 
@@ -118,8 +123,11 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     await watcher.client.subscribeResource({ uri: 'app://status' });
     expect(await watcher.client.unsubscribeResource({ uri: 'app://status' })).toEqual({});
     await server.notifyResourceUpdated('app://status');
-    await settle();
-    expect(watcher.updates).toEqual([]);
+    // A marker sent after: updates on one connection arrive in order, so once it is here, so would that be.
+    await watcher.client.subscribeResource({ uri: 'users://1' });
+    await server.notifyResourceUpdated('users://1');
+    await until(() => watcher.updates.length > 0, 'the marker');
+    expect(watcher.updates).toEqual(['users://1']);
   });
 
   it('refuses a URI no resource serves, and one that is not subscribable (-32602)', async () => {
@@ -152,7 +160,7 @@ describe('over modern (2026-07-28) stdio', () => {
     expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['app://status'] });
     await server.notifyResourceUpdated('users://1');
     await server.notifyResourceUpdated('app://status');
-    await settle();
+    await until(() => updates.length > 0, 'the update');
     expect(updates).toEqual(['app://status']);
     await subscription.close();
     await server.close();
@@ -173,7 +181,7 @@ describe('a server that never saw initialize (how stateless HTTP serves each req
       method: 'resources/subscribe',
       params: { uri: 'app://status' },
     });
-    await settle();
+    await until(() => answers.length > 0, 'the answer');
     expect(answers).toEqual([
       {
         jsonrpc: '2.0',
@@ -204,11 +212,9 @@ describe('ResourceUpdates', () => {
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
     await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x://y' } });
-    await settle();
-    expect(hub.connections).toBe(1);
+    await until(() => hub.connections === 1, 'the subscription');
     await clientSide.close();
-    await settle();
-    expect(hub.connections).toBe(0);
+    await until(() => hub.connections === 0, 'the connection to be forgotten');
   });
 
   it('rejects notifyResourceUpdated without a URI', async () => {
