@@ -73,7 +73,12 @@ describe('createServer(Class).listen({ transport: "streamable-http" })', () => {
     const pier = start();
     const address = await pier.listen({ transport: 'streamable-http', port: 0 });
     const lines = (pier as unknown as { lines: string[] }).lines;
-    expect(lines.join('')).toContain(address.url);
+    // Exactly one line carries the URL: core's, in the format it uses for stdio too.
+    expect(lines.filter((line) => line.includes(address.url))).toEqual([
+      expect.stringMatching(
+        / INFO {2}\[weather\] listening transport=streamable-http url=http:\/\/127\.0\.0\.1:\d+\/mcp\n$/,
+      ),
+    ]);
 
     const closing = pier.close({ drainDelayMs: 2_000 });
     const ready = await ask(address.url, { method: 'GET', path: '/ready' });

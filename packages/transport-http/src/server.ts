@@ -194,10 +194,9 @@ export async function createHttpTransport(
   origin = `http://${urlHost(options.host)}:${port}`;
   const url = `${origin}${options.path}`;
   endpoint.start();
-  logger.info(`MCP server listening on ${url}`, {
-    transport: 'streamable-http',
-    mode: options.sessions ? 'sessionful' : 'stateless',
-  });
+  // Core logs the one `listening transport=streamable-http url=…` line (it does for stdio too); this
+  // only adds what core cannot know, at debug level.
+  logger.debug('HTTP transport started', { mode: options.sessions ? 'sessionful' : 'stateless' });
 
   let closing: Promise<void> | undefined;
   const drainAndClose = async ({ reason, drainDelayMs }: TransportCloseOptions): Promise<void> => {
