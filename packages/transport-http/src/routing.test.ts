@@ -1,6 +1,6 @@
 import type { HttpRoute } from '@pier/core';
 import { describe, expect, it } from 'vitest';
-import { createRouter, pathOf } from './routing.js';
+import { authorityOf, createRouter, pathOf } from './routing.js';
 
 const handler: HttpRoute['handler'] = () => {};
 const other: HttpRoute['handler'] = () => {};
@@ -17,9 +17,26 @@ describe('pathOf', () => {
     ['HTTPS://example.com', '/'],
     ['*', undefined],
     ['ftp://example.com/x', undefined],
+    ['http:///mcp', undefined],
+    ['http://user@127.0.0.1/mcp', undefined],
     ['', undefined],
   ])('%j → %j', (target, path) => {
     expect(pathOf(target)).toBe(path);
+  });
+});
+
+describe('authorityOf', () => {
+  it.each([
+    ['/mcp', undefined],
+    ['*', undefined],
+    ['http://127.0.0.1:3000/health?x=1', '127.0.0.1:3000'],
+    ['HTTP://evil.example', 'evil.example'],
+    ['http://evil.example?x=/y', 'evil.example'],
+    ['http://[::1]:3000/mcp', '[::1]:3000'],
+    ['http:///mcp', ''],
+    ['ftp://example.com/x', undefined],
+  ])('%j → %j', (target, authority) => {
+    expect(authorityOf(target)).toBe(authority);
   });
 });
 

@@ -73,19 +73,38 @@ export function createRouter(
 
 /**
  * The path of a request target, without its query string: `/health?x=1` → `/health`. The absolute form
- * (`http://host/path`) gives its path; anything else (`*`, garbage) gives `undefined`.
+ * (`http://host/path`) gives its path; anything else (`*`, garbage, an absolute form without a host or
+ * with user info) gives `undefined`.
  */
 export function pathOf(target: string): string | undefined {
   if (target.charCodeAt(0) === 47 /* / */) {
     const end = firstOf(target, 0);
     return end === -1 ? target : target.slice(0, end);
   }
-  const scheme = target.indexOf('://');
-  if (scheme <= 0 || !/^https?$/i.test(target.slice(0, scheme))) return undefined;
-  const start = target.indexOf('/', scheme + 3);
+  const authority = authorityOf(target);
+  if (authority === undefined || authority === '' || authority.includes('@')) return undefined;
+  const start = target.indexOf('/', target.indexOf('://') + 3);
   if (start === -1) return '/';
   const end = firstOf(target, start);
   return end === -1 ? target.slice(start) : target.slice(start, end);
+}
+
+/**
+ * The authority (`host[:port]`) of an absolute-form target (`http://127.0.0.1:3000/mcp` →
+ * `127.0.0.1:3000`), `undefined` for any other form. Per RFC 9112 §3.2.2 it, not the `Host` header, names
+ * the host the request is for.
+ */
+export function authorityOf(target: string): string | undefined {
+  if (target.charCodeAt(0) === 47 /* / */) return undefined;
+  const scheme = target.indexOf('://');
+  if (scheme <= 0 || !/^https?$/i.test(target.slice(0, scheme))) return undefined;
+  const start = scheme + 3;
+  let end = target.length;
+  for (const stop of ['/', '?', '#']) {
+    const at = target.indexOf(stop, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  return target.slice(start, end);
 }
 
 function firstOf(target: string, from: number): number {

@@ -1,9 +1,18 @@
 import type { IncomingMessage } from 'node:http';
+import type { HttpRoute } from '@pier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveHttpOptions } from './options.js';
 import { createSecurity, isLoopbackAddress } from './security.js';
 import { startTestServer, type TestServer } from './test-host.js';
-import { ask, initializeBody, LEGACY_HEADERS, modernRequest, rpcError } from './test-http.js';
+import {
+  ask,
+  initializeBody,
+  LEGACY_HEADERS,
+  modernRequest,
+  parseRawAnswer,
+  rawExchange,
+  rpcError,
+} from './test-http.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -73,6 +82,83 @@ describe('DNS rebinding protection on a loopback bind', () => {
       headers: { host: 'evil.example.com' },
     });
     expect(answer.status).toBe(403);
+  });
+});
+
+describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
+  const routes: HttpRoute[] = [
+    { method: 'GET', path: '/health', handler: (_req, res) => void res.end('ok') },
+  ];
+  const get = (port: number, target: string, host: string) =>
+    rawExchange(port, [`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`]);
+
+  it('refuses a foreign authority in the target with 403 JSON, even with a loopback Host', async () => {
+    server = await startTestServer({}, { routes });
+    const raw = await get(server.port, 'http://evil.example/health', `127.0.0.1:${server.port}`);
+    expect(parseRawAnswer(raw)).toEqual({
+      status: 403,
+      body: {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Forbidden: request target host "evil.example" is not allowed' },
+        id: null,
+      },
+    });
+    const mcp = await rawExchange(server.port, [
+      `POST http://evil.example:${server.port}/mcp HTTP/1.1\r\nHost: localhost\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(tools.body)}\r\n` +
+        `Connection: close\r\n\r\n${tools.body}`,
+    ]);
+    expect(parseRawAnswer(mcp).status).toBe(403);
+  });
+
+  it('serves an absolute-form target whose authority is allowed, routed by its path', async () => {
+    server = await startTestServer({ allowedHosts: ['mcp.internal'] }, { routes });
+    for (const authority of [`127.0.0.1:${server.port}`, 'localhost', '[::1]:1', 'MCP.internal:8080']) {
+      const raw = await get(server.port, `http://${authority}/health?x=1`, 'localhost');
+      expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+      expect(raw.endsWith('ok')).toBe(true);
+    }
+  });
+
+  it('still refuses a foreign Host when the target authority is allowed', async () => {
+    server = await startTestServer({}, { routes });
+    const raw = await get(server.port, 'http://127.0.0.1/health', 'evil.example');
+    expect(parseRawAnswer(raw).status).toBe(403);
+  });
+
+  it('answers 400 to an absolute form without a host or with user info', async () => {
+    server = await startTestServer({}, { routes });
+    for (const target of [
+      'http:///health',
+      'http://user@127.0.0.1/health',
+      'http://127.0.0.1@evil.example/health',
+    ]) {
+      const answer = parseRawAnswer(await get(server.port, target, 'localhost'));
+      expect(answer.status).toBe(400);
+      expect(rpcError(answer.body)?.message).toMatch(/^Bad Request: unsupported request target/);
+    }
+  });
+
+  it('is routed by path without a check on a wildcard bind without allowedHosts', () => {
+    const security = createSecurity(resolveHttpOptions({ host: '0.0.0.0' }));
+    const request = {
+      headers: { host: 'a.example' },
+      url: 'http://b.example/health',
+    } as unknown as IncomingMessage;
+    expect(security.refusal(request)).toBeUndefined();
+  });
+
+  it('enforces allowedHosts on the target authority on a wildcard bind', () => {
+    const security = createSecurity(
+      resolveHttpOptions({ host: '0.0.0.0', allowedHosts: ['mcp.example.com'] }),
+    );
+    const request = (url: string) =>
+      ({ headers: { host: 'mcp.example.com' }, url }) as unknown as IncomingMessage;
+    expect(security.refusal(request('http://mcp.example.com:8080/mcp'))).toBeUndefined();
+    expect(security.refusal(request('/mcp'))).toBeUndefined();
+    expect(security.refusal(request('https://evil.example/mcp'))).toMatch(
+      /request target host "evil.example"/,
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { OriginPattern, ResolvedHttpOptions } from './options.js';
+import { authorityOf } from './routing.js';
 
 /** Host/Origin validation (DNS rebinding protection) and CORS, decided once per server. */
 export interface Security {
@@ -86,6 +87,14 @@ export function createSecurity(options: ResolvedHttpOptions): Security {
       if (checkHost) {
         const refusal = hostRefusal(req.headers.host);
         if (refusal !== undefined) return refusal;
+        // An absolute-form target (`GET http://evil.example/mcp`) names the request's host itself (RFC 9112
+        // §3.2.2 says it wins over Host), so it must be an allowed host as well.
+        const authority = req.url === undefined ? undefined : authorityOf(req.url);
+        if (authority !== undefined && authority !== '' && !authority.includes('@')) {
+          if (hostRefusal(authority) !== undefined) {
+            return `Forbidden: request target host "${clip(authority)}" is not allowed`;
+          }
+        }
       }
       if (checkOrigin) {
         const origin = req.headers.origin;
