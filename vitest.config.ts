@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 // turbo runs each package's own `vitest run` on Node 20.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'tests/*'],
+    projects: ['packages/*', 'apps/*', 'tests/*', 'bench'],
   },
 });

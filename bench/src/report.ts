@@ -29,6 +29,9 @@ export function renderReport(results: BenchResults): string {
     `- Versions: ${Object.entries(meta.versions)
       .map(([name, version]) => `${name} ${version}`)
       .join(', ')}.`,
+    '- Above a few thousand requests a second the load generator needs much of the two cores itself, which ' +
+      'squeezes req/s ratios toward 1; the server CPU per request printed beside each ratio does not depend on it.',
+    '- Where a target is missed, [PROFILE.md](./PROFILE.md) says where the time goes (written by hand from `pnpm profile`).',
     `- Whole run: ${meta.durationSeconds} s. Raw samples: \`bench/results/latest.json\` (not committed).`,
     '',
     '## Targets (issue 6)',
@@ -48,7 +51,36 @@ export function renderReport(results: BenchResults): string {
     ...notRun(results),
     ...correctness(results),
   ];
-  return `${lines.join('\n')}\n`;
+  return `${alignTables(lines).join('\n').trimEnd()}\n`;
+}
+
+/** Pads every table's cells to its column widths, as Biome formats Markdown (so `biome check` passes). */
+function alignTables(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!lines[i]!.startsWith('|')) {
+      out.push(lines[i++]!);
+      continue;
+    }
+    const rows: string[][] = [];
+    while (i < lines.length && lines[i]!.startsWith('|')) {
+      rows.push(
+        lines[i++]!.slice(1, -1)
+          .split('|')
+          .map((cell) => cell.trim()),
+      );
+    }
+    const widths = rows[0]!.map((_, c) =>
+      Math.max(3, ...rows.filter((_, r) => r !== 1).map((row) => [...(row[c] ?? '')].length)),
+    );
+    for (const [r, row] of rows.entries()) {
+      const cells = widths.map((width, c) =>
+        r === 1 ? '-'.repeat(width) : (row[c] ?? '') + ' '.repeat(width - [...(row[c] ?? '')].length),
+      );
+      out.push(`| ${cells.join(' | ')} |`);
+    }
+  }
+  return out;
 }
 
 function targets(results: BenchResults): TargetRow[] {
@@ -236,7 +268,7 @@ function coldStart(results: BenchResults): string[] {
         `${range(sample.readyMs, ms)} | ${versus} |`,
     );
   }
-  return [...lines, 'fastmcp has no separate live/ready paths: both columns are its `/health`.', ''];
+  return [...lines, '', 'fastmcp has no separate live/ready paths: both columns are its `/health`.', ''];
 }
 
 function memory(results: BenchResults): string[] {
