@@ -27,7 +27,7 @@ export type PierErrorCode =
   | 'CLIENT_REQUEST_UNAVAILABLE';
 
 /**
- * The one error class of Pier's packages. `code` is stable across versions; `message` is for humans.
+ * The one error class of `@pier/core` (each Pier package has its own, all with a stable string `code`). `code` is stable across versions; `message` is for humans.
  *
  * @example
  * ```ts
