@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { HttpRoute } from '@pier/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from './test-host.js';
 import {
   ask,
@@ -199,4 +199,145 @@ describe('drain', () => {
     });
     expect({ exit, output }).toEqual({ exit: 0, output: 'closed\n' });
   }, 20_000);
+});
+
+/** One raw keep-alive connection: sends requests and reads whole responses (Content-Length bodies only). */
+async function keptAliveSocket(port: number) {
+  const { connect } = await import('node:net');
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let buffered = '';
+  let failure: Error | undefined;
+  let closed = false;
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    wake();
+  });
+  socket.on('error', (error) => {
+    failure = error;
+    wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    wake();
+  });
+  return {
+    socket,
+    send: (request: string) => socket.write(request),
+    /** The next whole response: its status line and headers, lower-cased, and its body. */
+    async response(): Promise<{ head: string; body: string }> {
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end !== -1) {
+          const head = buffered.slice(0, end).toLowerCase();
+          const length = Number(/content-length: (\d+)/.exec(head)?.[1] ?? 0);
+          if (buffered.length >= end + 4 + length) {
+            const body = buffered.slice(end + 4, end + 4 + length);
+            buffered = buffered.slice(end + 4 + length);
+            return { head, body };
+          }
+        }
+        if (failure !== undefined) throw failure;
+        if (closed) throw new Error(`connection closed before a whole response: ${JSON.stringify(buffered)}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    closed: () =>
+      new Promise<void>((resolve) => (closed ? resolve() : socket.once('close', () => resolve()))),
+  };
+}
+
+describe('keep-alive connections while draining', () => {
+  const pingRoute: HttpRoute = {
+    method: 'GET',
+    path: '/ping',
+    handler: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '4' });
+      res.end('pong');
+    },
+  };
+  const ping = 'GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n';
+  const mcp = modernRequest('tools/list');
+  const mcpPost = `POST /mcp HTTP/1.1\r\nHost: localhost\r\n${Object.entries(mcp.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}Content-Length: ${Buffer.byteLength(mcp.body)}\r\n\r\n${mcp.body}`;
+
+  it('sends Connection: close on every response once draining began, on old connections and new', async () => {
+    const delay = controlledDelay();
+    server = await startTestServer({}, { routes: [pingRoute], internals: delay });
+    const old = await keptAliveSocket(server.port);
+    old.send(ping);
+    expect((await old.response()).head).toMatch(/connection: keep-alive/);
+
+    const closing = server.close({ drainDelayMs: 10_000 });
+    old.send(mcpPost);
+    const served = await old.response();
+    expect(served.head).toMatch(/^http\/1\.1 200 /);
+    expect(served.head).toMatch(/connection: close/);
+    await old.closed();
+
+    const fresh = await keptAliveSocket(server.port);
+    fresh.send(ping);
+    expect((await fresh.response()).head).toMatch(/connection: close/);
+    await fresh.closed();
+    delay.end();
+    await closing;
+  });
+
+  it('sends Connection: close on a response begun before draining and written after', async () => {
+    const delay = controlledDelay();
+    let answered = false;
+    let answer = () => {};
+    const slow: HttpRoute = {
+      method: 'GET',
+      path: '/slow',
+      handler: (_req, res) => {
+        answered = true;
+        answer = () => {
+          res.writeHead(200, { 'content-length': '2' });
+          res.end('ok');
+        };
+      },
+    };
+    server = await startTestServer({}, { routes: [slow], internals: delay });
+    const socket = await keptAliveSocket(server.port);
+    socket.send('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await vi.waitFor(() => expect(answered).toBe(true));
+    const closing = server.close({ drainDelayMs: 10_000 });
+    answer();
+    expect((await socket.response()).head).toMatch(/connection: close/);
+    await socket.closed();
+    delay.end();
+    await closing;
+  });
+
+  it.each([
+    ['an MCP request, answered 503', mcpPost, /^http\/1\.1 503 /],
+    ['a plugin route, served', ping, /^http\/1\.1 200 /],
+  ])(
+    'answers %s that arrived on an idle kept-alive socket as the listener closes, instead of resetting it',
+    async (_name, request, status) => {
+      const delay = controlledDelay();
+      server = await startTestServer({}, { routes: [pingRoute], internals: delay });
+      const idle = await keptAliveSocket(server.port);
+      idle.send(ping);
+      expect((await idle.response()).head).toMatch(/connection: keep-alive/);
+
+      const closing = server.close({ drainDelayMs: 10_000 });
+      // The request reaches the server's socket buffer, and in the same tick the drain delay ends: the
+      // listener closes before node has read the request.
+      idle.send(request);
+      delay.end();
+      const answer = await idle.response();
+      expect(answer.head).toMatch(status);
+      expect(answer.head).toMatch(/connection: close/);
+      await idle.closed();
+      await closing;
+    },
+  );
 });

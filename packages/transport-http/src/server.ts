@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type {
@@ -86,9 +86,16 @@ export async function createHttpTransport(
     }
   };
 
+  /** Responses whose headers are not sent yet: they get `Connection: close` when draining begins. */
+  const unanswered = new Set<ServerResponse>();
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const exchange = tracker.begin(res);
-    if (draining) res.setHeader('connection', 'close');
+    if (draining) {
+      res.setHeader('connection', 'close');
+    } else {
+      unanswered.add(res);
+      res.once('close', () => unanswered.delete(res));
+    }
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
       return;
@@ -201,12 +208,21 @@ export async function createHttpTransport(
   let closing: Promise<void> | undefined;
   const drainAndClose = async ({ reason, drainDelayMs }: TransportCloseOptions): Promise<void> => {
     draining = true;
+    // Responses still to be written close their connection too, so that clients stop reusing sockets.
+    for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
+    unanswered.clear();
     const delayMs =
       drainDelayMs ?? options.drainDelayMs ?? (reason === 'SIGTERM' ? DEFAULTS.drainDelayMsOnSigterm : 0);
     logger.info('HTTP transport draining', { reason, drainDelayMs: delayMs, inFlight: tracker.inFlight });
     await (internals.drainDelay ?? delay)(delayMs);
     phase = 'refusing';
-    const listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const listenerClosed = closeListener(server);
+    // Idle keep-alive connections are closed only after node had two turns of the event loop to read what
+    // already arrived: a request sitting unread in an idle socket's buffer would otherwise be reset (the
+    // client sees ECONNRESET). Read, it makes the connection busy and is answered (503 for MCP) with
+    // Connection: close. A request still on the wire at that instant can only be retried by the client.
+    await nextTurn();
+    await nextTurn();
     server.closeIdleConnections();
     const settled = await tracker.settle(options.shutdownTimeoutMs);
     if (!settled) {
@@ -229,6 +245,26 @@ export async function createHttpTransport(
       return closing;
     },
   };
+}
+
+/**
+ * Stops accepting connections. `server.close()` alone would also destroy every idle keep-alive socket at
+ * once (node ≥ 19 calls `this.closeIdleConnections()` in it); that is left to the caller, so it is
+ * skipped for this one call.
+ */
+function closeListener(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
+  server.closeIdleConnections = () => {};
+  try {
+    server.close();
+  } finally {
+    delete (server as { closeIdleConnections?: unknown }).closeIdleConnections;
+  }
+  return closed;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The host part of a URL: IPv6 in brackets; a wildcard bind is reached through the loopback address. */
