@@ -316,6 +316,22 @@ describe('keep-alive connections while draining', () => {
     await closing;
   });
 
+  it('answers 503 to a first request sent just after the listener closed on a connection opened before', async () => {
+    const delay = controlledDelay();
+    server = await startTestServer({}, { routes: [pingRoute], internals: delay });
+    const opened = await keptAliveSocket(server.port);
+    const closing = server.close({ drainDelayMs: 10_000 });
+    delay.end();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(ask(server.url, { method: 'GET', path: '/ping' })).rejects.toThrow(/ECONNREFUSED/);
+    opened.send(mcpPost);
+    const answer = await opened.response();
+    expect(answer.head).toMatch(/^http\/1\.1 503 /);
+    expect(answer.head).toMatch(/connection: close/);
+    await opened.closed();
+    await closing;
+  });
+
   it.each([
     ['an MCP request, answered 503', mcpPost, /^http\/1\.1 503 /],
     ['a plugin route, served', ping, /^http\/1\.1 200 /],

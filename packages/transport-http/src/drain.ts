@@ -56,6 +56,11 @@ export class ExchangeTracker {
     return this.#inFlight;
   }
 
+  /** Connections still open (idle ones included). */
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
   addSocket(socket: Socket): void {
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));

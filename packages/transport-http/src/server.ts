@@ -18,6 +18,12 @@ import { createRouter, pathOf } from './routing.js';
 import { createSecurity } from './security.js';
 import { type Clock, systemClock } from './sessions.js';
 
+/**
+ * How long idle connections stay open once the listener closed, for requests already on their way. Long
+ * enough for a client on the same machine or network, short next to any shutdown budget.
+ */
+const IDLE_CONNECTION_GRACE_MS = 250;
+
 /** Seams for tests; not part of the public API. */
 export interface TransportInternals {
   readonly clock?: Clock;
@@ -217,12 +223,13 @@ export async function createHttpTransport(
     await (internals.drainDelay ?? delay)(delayMs);
     phase = 'refusing';
     const listenerClosed = closeListener(server);
-    // Idle keep-alive connections are closed only after node had two turns of the event loop to read what
-    // already arrived: a request sitting unread in an idle socket's buffer would otherwise be reset (the
-    // client sees ECONNRESET). Read, it makes the connection busy and is answered (503 for MCP) with
-    // Connection: close. A request still on the wire at that instant can only be retried by the client.
+    // Idle connections (kept-alive ones, and ones just accepted whose first request has not come yet) are
+    // closed only after a short grace: a request already sent on one would otherwise be reset (the client
+    // sees ECONNRESET or "other side closed"). Within the grace it is read and answered (503 for MCP) with
+    // Connection: close. A request sent after the grace can only be retried by the client.
     await nextTurn();
     await nextTurn();
+    if (tracker.openSockets > 0) await delay(IDLE_CONNECTION_GRACE_MS);
     server.closeIdleConnections();
     const settled = await tracker.settle(options.shutdownTimeoutMs);
     if (!settled) {
