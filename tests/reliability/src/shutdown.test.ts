@@ -20,10 +20,17 @@ const LOAD_MS = 4_000;
 
 type Outcome = { kind: 'ok'; id: string } | { kind: 'refused'; why: string } | { kind: 'lost'; why: string };
 
-/** Refusals the protocol allows once the listener closed: no connection, or a 503 from the drain. */
+/**
+ * Refusals the protocol allows once the listener closed: no connection, a 503 from the drain, or a
+ * reset while connecting — a connection still in the kernel's accept queue when the listening socket
+ * closes is reset by the kernel, so its request never reached the server (`connect ECONNRESET`, not
+ * `read ECONNRESET`, which would be a lost request).
+ */
 function classify(error: unknown): Outcome {
   const why = describeError(error);
-  if (/ECONNREFUSED|503|Service Unavailable|shutting down/i.test(why)) return { kind: 'refused', why };
+  if (/ECONNREFUSED|connect ECONNRESET|503|Service Unavailable|shutting down/i.test(why)) {
+    return { kind: 'refused', why };
+  }
   return { kind: 'lost', why };
 }
 
