@@ -59,10 +59,16 @@ export class HealthEvaluator {
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** The cached evaluation while it is fresh, else `undefined`; never starts a run. */
+  fresh(): Evaluation | undefined {
+    const cached = this.#cached;
+    return cached !== undefined && this.#now() < cached.expiresAt ? cached.evaluation : undefined;
+  }
+
   /** The current evaluation: a cached one, the one in flight, or a new run. Never rejects. */
   evaluate(): Promise<Evaluation> {
-    const cached = this.#cached;
-    if (cached !== undefined && this.#now() < cached.expiresAt) return Promise.resolve(cached.evaluation);
+    const fresh = this.fresh();
+    if (fresh !== undefined) return Promise.resolve(fresh);
     if (this.#inflight === undefined) {
       const run = this.#run();
       this.#inflight = run;

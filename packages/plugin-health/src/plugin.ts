@@ -6,13 +6,16 @@ import { type HealthPluginOptions, type HealthStatus, normalizeOptions } from '.
 import { describeFailure, type Evaluation, HealthEvaluator } from './evaluate.js';
 import {
   healthBody,
-  LIVE_BODY,
+  LIVE_PAYLOAD,
   type NotServingReason,
   notServingHealthBody,
   notServingReadyBody,
+  type Payload,
+  payloadOf,
   readyBody,
   sendJson,
   sendMethodNotAllowed,
+  sendPayload,
 } from './respond.js';
 
 /** A Pier plugin serving health endpoints, with a switch for readiness that the application controls. */
@@ -97,43 +100,95 @@ export function healthPlugin(options: HealthPluginOptions): HealthPlugin {
         return state === 'ready' && appReady ? undefined : 'starting';
       };
 
-      const evaluated =
-        (
-          bodyOf: (evaluation: Evaluation) => { readonly status: HealthStatus },
-          notServingBodyOf: (reason: NotServingReason) => unknown,
-        ) =>
-        async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-          if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(req, res);
-          const before = notServing();
-          if (before !== undefined) return sendJson(req, res, 503, notServingBodyOf(before));
+      /** Answers a served evaluation with the status its body carries. */
+      const sendEvaluated = (req: IncomingMessage, res: ServerResponse, answer: Answer): void =>
+        sendPayload(req, res, answer.statusCode, answer.payload);
+
+      const evaluated = (
+        answerOf: (evaluation: Evaluation) => Answer,
+        notServingBodyOf: (reason: NotServingReason) => unknown,
+      ) => {
+        /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
+        const afterRun = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
           const evaluation = await evaluationOrShutdown();
           // Draining may have begun while the checks ran: readiness fails at once, not after them.
           const after = notServing();
           if (evaluation === undefined || after !== undefined) {
             return sendJson(req, res, 503, notServingBodyOf(after ?? 'shutting_down'));
           }
-          const body = bodyOf(evaluation);
-          sendJson(req, res, httpStatusOf(body.status), body);
+          sendEvaluated(req, res, answerOf(evaluation));
         };
+        return (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
+          if (req.method !== 'GET' && req.method !== 'HEAD') {
+            sendMethodNotAllowed(req, res);
+            return undefined;
+          }
+          const before = notServing();
+          if (before !== undefined) {
+            sendJson(req, res, 503, notServingBodyOf(before));
+            return undefined;
+          }
+          // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
+          const fresh = evaluator.fresh();
+          if (fresh !== undefined) {
+            sendEvaluated(req, res, answerOf(fresh));
+            return undefined;
+          }
+          return afterRun(req, res);
+        };
+      };
 
+      // `/health` with details carries the process's uptime at answer time, so it is built per request;
+      // the other bodies depend on the evaluation only and are serialised once per evaluation.
+      const healthAnswer = (evaluation: Evaluation): Answer =>
+        answerFor(healthBody(evaluation, ctx.server, exposeDetails));
       ctx.addRoute({
         method: 'GET',
         path: paths.health,
-        handler: evaluated(
-          (evaluation) => healthBody(evaluation, ctx.server, exposeDetails),
-          (reason) => notServingHealthBody(reason, ctx.server, exposeDetails),
+        handler: evaluated(exposeDetails ? healthAnswer : perEvaluation(healthAnswer), (reason) =>
+          notServingHealthBody(reason, ctx.server, exposeDetails),
         ),
       });
-      ctx.addRoute({ method: 'GET', path: paths.ready, handler: evaluated(readyBody, notServingReadyBody) });
+      ctx.addRoute({
+        method: 'GET',
+        path: paths.ready,
+        handler: evaluated(
+          perEvaluation((evaluation) => answerFor(readyBody(evaluation))),
+          notServingReadyBody,
+        ),
+      });
       ctx.addRoute({
         method: 'GET',
         path: paths.live,
         handler: (req, res) => {
           if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(req, res);
-          sendJson(req, res, 200, LIVE_BODY);
+          sendPayload(req, res, 200, LIVE_PAYLOAD);
         },
       });
     },
+  };
+}
+
+/** A serialised body and the HTTP status its `status` maps to. */
+interface Answer {
+  readonly statusCode: number;
+  readonly payload: Payload;
+}
+
+function answerFor(body: { readonly status: HealthStatus }): Answer {
+  return { statusCode: httpStatusOf(body.status), payload: payloadOf(body) };
+}
+
+/** Remembers the answer to the last evaluation seen: a cached evaluation is served many times. */
+function perEvaluation(answerOf: (evaluation: Evaluation) => Answer): (evaluation: Evaluation) => Answer {
+  let last: Evaluation | undefined;
+  let answer: Answer | undefined;
+  return (evaluation) => {
+    if (evaluation !== last || answer === undefined) {
+      answer = answerOf(evaluation);
+      last = evaluation;
+    }
+    return answer;
   };
 }
 

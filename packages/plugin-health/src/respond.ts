@@ -89,20 +89,48 @@ export function notServingReadyBody(reason: NotServingReason): ReadyBody {
 /** `/health/live`: the process answers, nothing more is claimed. */
 export const LIVE_BODY: LiveBody = { status: 'alive' };
 
+/** A JSON body serialised once, with the headers it is sent with (never mutated: shared by every answer). */
+export interface Payload {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string | number>>;
+}
+
+/** Serialises `body` once, for answers that repeat it. */
+export function payloadOf(body: unknown): Payload {
+  const json = JSON.stringify(body);
+  return {
+    body: json,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-length': Buffer.byteLength(json),
+    },
+  };
+}
+
+/** `/health/live`'s answer, serialised once. */
+export const LIVE_PAYLOAD: Payload = payloadOf(LIVE_BODY);
+
 /**
  * Writes a JSON answer. HEAD gets the same headers without a body. A client that has gone away is
  * skipped silently: a probe hanging up is routine, not an error.
  */
 export function sendJson(req: IncomingMessage, res: ServerResponse, statusCode: number, body: unknown): void {
+  sendPayload(req, res, statusCode, payloadOf(body));
+}
+
+/** Writes a serialised JSON answer, as `sendJson` does. */
+export function sendPayload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  statusCode: number,
+  payload: Payload,
+): void {
   if (res.destroyed || res.headersSent) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(statusCode, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(payload),
-  });
+  // writeHead copies the headers out (into the response, or straight onto the wire); the object stays as is.
+  res.writeHead(statusCode, payload.headers as Record<string, string | number>);
   if (req.method === 'HEAD') res.end();
-  else res.end(payload);
+  else res.end(payload.body);
 }
 
 /** Answers a method other than GET and HEAD (for transports that hand every method to the route). */

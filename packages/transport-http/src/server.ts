@@ -75,32 +75,37 @@ export async function createHttpTransport(
   let phase: 'serving' | 'refusing' = 'serving';
   let draining = false;
 
+  const routeFailed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    logger.error('HTTP route failed', {
+      method: req.method,
+      path: clip(req.url ?? ''),
+      error: error instanceof Error ? error.message : String(error),
+    });
+    sendJsonError(res, 500, JSONRPC.internalError, 'Internal Server Error');
+  };
   const runRoute = (handler: HttpRoute['handler'], req: IncomingMessage, res: ServerResponse): void => {
-    const failed = (error: unknown) => {
-      logger.error('HTTP route failed', {
-        method: req.method,
-        path: clip(req.url ?? ''),
-        error: error instanceof Error ? error.message : String(error),
-      });
-      sendJsonError(res, 500, JSONRPC.internalError, 'Internal Server Error');
-    };
     try {
       const result = handler(req, res);
-      if (result !== undefined) result.then(undefined, failed);
+      // A closure only for a handler that returned a promise: a synchronous answer allocates none.
+      if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(req, res, error));
     } catch (error) {
-      failed(error);
+      routeFailed(req, res, error);
     }
   };
 
   /** Responses whose headers are not sent yet: they get `Connection: close` when draining begins. */
   const unanswered = new Set<ServerResponse>();
+  /** One listener for every response (no closure per request); `close` is emitted once per response. */
+  const forgetUnanswered = function (this: ServerResponse): void {
+    unanswered.delete(this);
+  };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const exchange = tracker.begin(res);
     if (draining) {
       res.setHeader('connection', 'close');
     } else {
       unanswered.add(res);
-      res.once('close', () => unanswered.delete(res));
+      res.on('close', forgetUnanswered);
     }
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
