@@ -1,43 +1,20 @@
 // Scenario 2: @pier/core alone, installed with npm: a stdio server, and no HTTP transport.
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  installedPackages,
-  NPM_FLAGS,
-  nodeModulesBytes,
-  runNode,
-  runOk,
-  type Scratch,
-  scratchProject,
-  topLevel,
-  userEnv,
-  ZOD,
-} from './scratch.js';
+import { describe, expect, inject, it } from 'vitest';
+import { installedPackages, nodeModulesBytes, npmProjectForSuite, runNode, topLevel } from './scratch.js';
 
-let project: Scratch | undefined;
-let dir = '';
-
-beforeAll(async () => {
-  project = scratchProject('core-stdio');
-  dir = project.dir;
-  await runOk('npm', ['install', inject('tarballs').core, ZOD, ...NPM_FLAGS], {
-    cwd: dir,
-    env: userEnv(),
-    timeoutMs: 120_000,
-  });
-});
-afterAll(() => project?.remove());
+const project = npmProjectForSuite('core-stdio', () => [inject('tarballs').core]);
 
 describe('@pier/core alone, installed with npm', () => {
   it('installs core, the SDK server it depends on, and zod; no HTTP transport', async () => {
-    expect(topLevel(dir)).toEqual([
+    expect(topLevel(project.dir)).toEqual([
       '@modelcontextprotocol/core',
       '@modelcontextprotocol/server',
       '@pier/core',
       'zod',
     ]);
-    const packages = await installedPackages(dir);
+    const packages = await installedPackages(project.dir);
     expect(packages).toEqual([
       '@modelcontextprotocol/core',
       '@modelcontextprotocol/server',
@@ -45,7 +22,7 @@ describe('@pier/core alone, installed with npm', () => {
       'zod',
     ]);
     console.info(
-      `[packaging] core only (npm): ${packages.length} packages, ${await nodeModulesBytes(dir)} bytes`,
+      `[packaging] core only (npm): ${packages.length} packages, ${await nodeModulesBytes(project.dir)} bytes`,
     );
   });
 
@@ -57,7 +34,7 @@ describe('@pier/core alone, installed with npm', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['server.js'],
-      cwd: dir,
+      cwd: project.dir,
       stderr: 'pipe',
     });
     let stderr = '';
@@ -78,7 +55,7 @@ describe('@pier/core alone, installed with npm', () => {
   });
 
   it('refuses transport: "streamable-http" with a PierError that names the package to install', async () => {
-    const { code, stdout } = await runNode(['needs-http.js'], dir);
+    const { code, stdout } = await runNode(['needs-http.js'], project.dir);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({
       pierError: true,

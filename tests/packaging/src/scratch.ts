@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 export const PACKAGES = ['config', 'core', 'transport-http', 'plugin-health'] as const;
 export type PackageFolder = (typeof PACKAGES)[number];
@@ -53,6 +54,33 @@ export interface Scratch {
  * A fresh project folder under the system temp folder (outside the workspace, so no installer finds
  * its pnpm-workspace.yaml or node_modules), holding the files of `fixtures/<fixture>/`.
  */
+/**
+ * Copies `fixture` into a scratch project before this file's tests and `npm install`s `packages` there
+ * (plus zod); removes it after them. Read `dir` inside tests, once the install has run.
+ */
+export function npmProjectForSuite(
+  fixture: string,
+  packages: () => readonly string[],
+): { readonly dir: string } {
+  let project: Scratch | undefined;
+  const suite = {
+    get dir(): string {
+      if (!project) throw new Error(`scratch project ${fixture} is not set up yet`);
+      return project.dir;
+    },
+  };
+  beforeAll(async () => {
+    project = scratchProject(fixture);
+    await runOk('npm', ['install', ...packages(), ZOD, ...NPM_FLAGS], {
+      cwd: project.dir,
+      env: userEnv(),
+      timeoutMs: 120_000,
+    });
+  });
+  afterAll(() => project?.remove());
+  return suite;
+}
+
 export function scratchProject(fixture: string, packageJson: object = {}): Scratch {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `pier-${fixture}-`)));
   cpSync(join(FIXTURES, fixture), dir, { recursive: true });
