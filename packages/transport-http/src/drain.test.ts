@@ -106,8 +106,10 @@ describe('drain', () => {
 
       const closing = server.close();
       const closed = settledFlag(closing);
+      // The listener closes within a loop turn of close(): a connection that reached the kernel's queue
+      // just before is reset while connecting, one after is refused. Neither gets its request served.
       await expect(ask(server.url, { headers: LEGACY_HEADERS, body: initializeBody() })).rejects.toThrow(
-        /ECONNREFUSED/,
+        /ECONNREFUSED|connect ECONNRESET/,
       );
       expect(closed.settled).toBe(false);
 

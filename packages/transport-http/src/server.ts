@@ -227,6 +227,12 @@ export async function createHttpTransport(
     logger.info('HTTP transport draining', { reason, drainDelayMs: delayMs, inFlight: tracker.inFlight });
     await (internals.drainDelay ?? delay)(delayMs);
     phase = 'refusing';
+    // Closing the listening socket resets every connection still in the kernel's accept queue: the client
+    // had completed its handshake and may have written its request, so it cannot tell a refusal from a
+    // lost request. The timer above fires before this loop turn's poll phase; waiting for the check phase
+    // lets that poll accept whatever is queued (those requests are read and answered 503), which leaves
+    // only connections completed in the microseconds between poll and check to be reset.
+    await nextTurn();
     const listenerClosed = closeListener(server);
     // Idle connections (kept-alive ones, and ones just accepted whose first request has not come yet) are
     // closed only after a short grace: a request already sent on one would otherwise be reset (the client
