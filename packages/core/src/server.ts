@@ -4,6 +4,7 @@ import type {
   CloseReason,
   HttpRoute,
   ListenResult,
+  PierPlugin,
   RunningTransport,
   ServerInfo,
   TransportHost,
@@ -19,7 +20,7 @@ import { Registry } from './registry.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
 import { loadHttpTransport } from './transport-loader.js';
-import { describe, validateServerDeclaration } from './validate.js';
+import { describe, validatePlugins, validateServerDeclaration } from './validate.js';
 
 /** Options of `listen()` for `@pier/transport-http`; see that package for defaults. */
 export type StreamableHttpListenOptions = HttpListenOptions & { readonly transport: 'streamable-http' };
@@ -40,6 +41,11 @@ export interface CreateServerOptions {
   readonly logger?: Logger;
   /** Close on SIGTERM/SIGINT and exit once closed. Default `true`. */
   readonly handleSignals?: boolean;
+  /**
+   * More plugins, set up after the declaration's own (`@MCPServer({ plugins })`), under the same rules:
+   * for plugins that need values only known at run time (a database handle, the configuration).
+   */
+  readonly plugins?: readonly PierPlugin[];
 }
 
 /** Options of {@link PierServer.close}. */
@@ -149,7 +155,8 @@ class Server implements PierServer {
       lifecycle: this.#lifecycle,
       registry: this.#registry,
     };
-    for (const plugin of declaration.plugins ?? []) setUpPlugin(plugin, pluginHost);
+    const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
+    for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
     this.routes = this.#registry.routes;
     const createMcpServer = () => this.#registry.createMcpServer();
     const lifecycle = this.#lifecycle;
@@ -165,7 +172,7 @@ class Server implements PierServer {
     });
     this.createMcpServer = createMcpServer;
     this.logger.debug('created', {
-      plugins: (declaration.plugins ?? []).map((p) => p.name).join(',') || undefined,
+      plugins: plugins.map((p) => p.name).join(',') || undefined,
       routes: this.routes.length,
     });
   }
@@ -289,6 +296,24 @@ class Server implements PierServer {
   }
 }
 
+/** The declaration's plugins, then the options' ones; a name may not appear in both. */
+function allPlugins(
+  declared: readonly PierPlugin[],
+  given: readonly PierPlugin[],
+  source: string,
+): readonly PierPlugin[] {
+  const names = new Set(declared.map((plugin) => plugin.name));
+  for (const plugin of given) {
+    if (names.has(plugin.name)) {
+      throw new PierError(
+        'DUPLICATE_NAME',
+        `createServer: plugin "${plugin.name}" of the options is already declared by ${source}`,
+      );
+    }
+  }
+  return [...declared, ...given];
+}
+
 /** The class's declaration with every handler bound to the one instance. */
 function bind(declaration: ServerDeclaration, instance: object): ServerDeclaration {
   const bound = <T extends { readonly handler: Function }>(member: T): T => ({
@@ -326,6 +351,12 @@ function serverOptions(value: unknown): CreateServerOptions {
   }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
+  }
+  if (options.plugins !== undefined) {
+    return {
+      ...options,
+      plugins: validatePlugins(options.plugins, 'createServer options'),
+    } as CreateServerOptions;
   }
   return options as CreateServerOptions;
 }

@@ -160,7 +160,8 @@ export function isZodShape(value: unknown): boolean {
   return Object.values(value).every(isZodSchema);
 }
 
-function validatePlugins(value: unknown, where: string): readonly PierPlugin[] {
+/** Validates a list of plugins: each `{ name, setup }`, no two with one name. */
+export function validatePlugins(value: unknown, where: string): readonly PierPlugin[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) fail(where, 'plugins', 'an array of plugins', value, 'PLUGIN_INVALID');
   const seen = new Set<string>();
