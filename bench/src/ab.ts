@@ -1,0 +1,77 @@
+// `pnpm ab [seconds] [rounds] <server[@DIR]:era> ...`: server CPU per request of a few scenarios measured
+// side by side — every server up at once, each scenario loaded in turn, the order flipped every round —
+// so that a drift of the shared machine hits every figure alike. Prints the median µs per request and
+// each scenario's ratio to the first one.
+// `pier@DIR` runs the Pier server with `@pier/transport-http` loaded from DIR (a saved `dist/`, say the
+// build before a change; keep it inside bench/ so that its imports resolve).
+// Example: pnpm ab 4 3 pier@dist/.before/transport-http:modern pier:modern sdk-v1:legacy
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stopLoader, throughput } from './harness/measure.js';
+import { type RunningServer, startServer } from './harness/process.js';
+import { SERVERS, type ServerSpec } from './harness/servers.js';
+import { median, pairedRatios, spread } from './harness/stats.js';
+import type { Era } from './load/requests.js';
+
+const REDIRECT = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'transport-redirect.js');
+
+const args = process.argv.slice(2);
+const numbers = args.filter((arg) => /^\d+$/.test(arg)).map(Number);
+const [seconds = 4, rounds = 3] = numbers;
+const scenarios = args
+  .filter((arg) => !/^\d+$/.test(arg))
+  .map((arg) => {
+    const colon = arg.lastIndexOf(':');
+    const [server = '', era = ''] =
+      colon === -1 ? [arg, 'legacy'] : [arg.slice(0, colon), arg.slice(colon + 1)];
+    return { label: arg, server, era: era as Era };
+  });
+if (scenarios.length === 0) throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era> ...');
+
+const running = new Map<string, RunningServer>();
+try {
+  for (const { server } of scenarios) {
+    if (running.has(server)) continue;
+    const [id, dir] = server.split('@');
+    const base = SERVERS.find((s) => s.id === id);
+    if (!base) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
+    const spec: ServerSpec =
+      dir === undefined ? base : { ...base, env: { ...base.env, PIER_TRANSPORT_HTTP_DIST: resolve(dir) } };
+    const execArgv = dir === undefined ? [] : ['--import', REDIRECT];
+    running.set(server, await startServer(spec, { execArgv }));
+  }
+  const samples = new Map<string, number[]>(scenarios.map((s) => [s.label, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? scenarios : [...scenarios].reverse();
+    for (const { label, server, era } of order) {
+      const sample = await throughput(
+        running.get(server)!,
+        { era },
+        {
+          seconds,
+          warmupSeconds: 1,
+          connections: 50,
+        },
+      );
+      samples.get(label)!.push(sample.cpuUsPerRequest);
+      console.log(
+        `round ${round + 1}: ${label} ${Math.round(sample.rps)} req/s, ${Math.round(sample.cpuUsPerRequest)} µs/request, ${sample.errors + sample.non2xx} errors`,
+      );
+    }
+  }
+  const first = samples.get(scenarios[0]!.label)!;
+  console.log(
+    `\nserver CPU per request, median of ${rounds} rounds (min–max); ratio: median of the per-round ratios to ${scenarios[0]!.label}`,
+  );
+  for (const { label } of scenarios) {
+    const values = samples.get(label)!;
+    const { min, max } = spread(values);
+    const ratio = median(pairedRatios(values, first));
+    console.log(
+      `${label.padEnd(48)} ${String(Math.round(median(values))).padStart(6)} µs (${Math.round(min)}–${Math.round(max)})  ×${ratio.toFixed(2)}`,
+    );
+  }
+} finally {
+  stopLoader();
+  for (const server of running.values()) await server.stop();
+}
