@@ -2,6 +2,7 @@
 // Types only: nothing here pulls HTTP code into core.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/server';
+import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
 import type { HttpListenOptions } from './http-options.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
@@ -98,4 +99,10 @@ export interface PluginContext {
    * Usable at any time, during setup and after (keep `ctx` to call it when your data changes).
    */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /**
+   * Runs `hook` once when the server closes, after the transport stopped serving and before the state
+   * turns `closed` (see `PierServer.onClose`); a failure is logged under the plugin's name. Usable
+   * during setup and after, until the hooks start running. Returns the function that removes the hook.
+   */
+  onClose(hook: CloseHook): () => void;
 }

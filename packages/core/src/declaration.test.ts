@@ -440,6 +440,11 @@ describe('createServer', () => {
   it.each([
     [{ logLevel: 'loud' }, 'logLevel'],
     [{ handleSignals: 'yes' }, 'handleSignals'],
+    [{ closeHookTimeoutMs: 0 }, 'closeHookTimeoutMs'],
+    [{ closeHookTimeoutMs: -5 }, 'closeHookTimeoutMs'],
+    [{ closeHookTimeoutMs: '5000' }, 'closeHookTimeoutMs'],
+    [{ closeHookTimeoutMs: Number.POSITIVE_INFINITY }, 'closeHookTimeoutMs'],
+    [{ closeHookTimeoutMs: 2 ** 31 }, 'closeHookTimeoutMs'],
     [{ logStream: process.stdout.fd }, 'logStream'],
     ['verbose', 'options'],
   ])('rejects the options %j', (options, field) => {

@@ -3,8 +3,9 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import type { PromptContext, ToolContext } from './context.js';
+import type { PierPlugin } from './contract.js';
 import { MCPServer, Prompt, Resource, Tool } from './decorators.js';
-import { definePrompt, defineTool } from './define.js';
+import { definePrompt, defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
 
 describe('@Tool', () => {
@@ -158,6 +159,21 @@ describe('createServer', () => {
     createServer(Configured);
     // @ts-expect-error: apiKey is a string
     createServer(Configured, { apiKey: 1 });
+  });
+
+  it('takes plugins in the options of both forms', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class Configured {
+      constructor(readonly config: { apiKey: string }) {}
+    }
+    const db: PierPlugin = { name: 'db', setup: (ctx) => ctx.onClose(async () => {}) };
+    createServer(Configured, { apiKey: 'k' }, { plugins: [db] });
+    createServer(defineServer({ name: 'plain', version: '1' }), { plugins: [db], closeHookTimeoutMs: 5_000 });
+    // @ts-expect-error: a plugin is { name, setup }
+    createServer(Configured, { apiKey: 'k' }, { plugins: [{ name: 'db' }] });
+    // @ts-expect-error: a close hook takes no argument
+    createServer(Configured, { apiKey: 'k' }).onClose((reason: string) => reason);
+    expectTypeOf(createServer(Configured, { apiKey: 'k' }).onClose(() => {})).toEqualTypeOf<() => void>();
   });
 });
 

@@ -7,11 +7,11 @@
  * | `DUPLICATE_NAME` | two tools, resources or prompts with one name (or two resources with one URI) |
  * | `ROUTE_CONFLICT` | two HTTP routes with the same method and path |
  * | `PLUGIN_INVALID` | a plugin that is not `{ name, setup }`, that throws in `setup`, or registers after `setup` |
- * | `OPTIONS_INVALID` | bad `createServer`, `listen` or `close` options; bad arguments to `imageContent`, `notifyResourceUpdated`… |
+ * | `OPTIONS_INVALID` | bad `createServer`, `listen` or `close` options; bad arguments to `imageContent`, `notifyResourceUpdated`, `onClose`… |
  * | `UNKNOWN_TRANSPORT` | `listen({ transport })` with a name Pier does not know |
  * | `TRANSPORT_NOT_INSTALLED` | `listen({ transport: 'streamable-http' })` without `@pier/transport-http` installed |
  * | `ALREADY_LISTENING` | a second `listen()` on one server |
- * | `SERVER_CLOSED` | `listen()` after `close()` |
+ * | `SERVER_CLOSED` | `listen()` after `close()`; `onClose()` once the close hooks started running |
  * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit` when the client cannot be asked (capability not declared, stateless HTTP, 2026-07-28 era) |
  */
 export type PierErrorCode =

@@ -1,5 +1,6 @@
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
+export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
 export type {

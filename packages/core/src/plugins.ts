@@ -1,4 +1,5 @@
 // Runs one plugin's setup with its PluginContext: registrations go to the registry, and only during setup.
+import type { CloseHooks } from './close-hooks.js';
 import type { PierPlugin, PluginContext, ServerInfo } from './contract.js';
 import { messageOf, PierError } from './errors.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -12,6 +13,7 @@ export interface PluginHost {
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
   readonly registry: Registry;
+  readonly closeHooks: CloseHooks;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface PluginHost {
 export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
   const source = `plugin "${plugin.name}"`;
   const { lifecycle, registry } = host;
+  const logger = host.logger.child(plugin.name);
   let open = true;
   const whileOpen = (what: string) => {
     if (!open) {
@@ -52,8 +55,9 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
       whileOpen('addRoute');
       registry.addRoute(route, source);
     },
-    logger: host.logger.child(plugin.name),
+    logger,
     notifyResourceUpdated: (uri) => registry.updates.notify(uri),
+    onClose: (hook) => host.closeHooks.add(hook, logger, `${source}: onClose`),
   };
   try {
     const returned: unknown = plugin.setup(ctx);

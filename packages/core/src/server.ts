@@ -1,5 +1,6 @@
 // createServer: a declaration plus its plugins → a server that listens and closes.
 import type { McpServer } from '@modelcontextprotocol/server';
+import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS, MAX_TIMEOUT_MS } from './close-hooks.js';
 import type {
   CloseReason,
   HttpRoute,
@@ -46,6 +47,11 @@ export interface CreateServerOptions {
    * for plugins that need values only known at run time (a database handle, the configuration).
    */
   readonly plugins?: readonly PierPlugin[];
+  /**
+   * How long the close hooks (`onClose`) may take together before the close goes on without them.
+   * Default 10 000 ms.
+   */
+  readonly closeHookTimeoutMs?: number;
 }
 
 /** Options of {@link PierServer.close}. */
@@ -65,6 +71,20 @@ export interface PierServer extends TransportHost {
   listen(options?: ListenOptions): Promise<ListenResult>;
   /** Drains and closes; idempotent (every call returns the same promise). */
   close(options?: CloseOptions): Promise<void>;
+  /**
+   * Runs `hook` once when the server closes (by `close()`, a signal, or stdin ending), after the
+   * transport stopped serving — no request is in flight any more — and before the state turns
+   * `closed` and a signal exits the process. Hooks run one at a time, the last added first. A hook
+   * that throws is logged, does not stop the others, and makes a signal's exit code 1. Returns the
+   * function that removes the hook. Throws `SERVER_CLOSED` once the hooks have started running.
+   *
+   * @example
+   * ```ts
+   * const server = createServer(NotesServer, { store });
+   * server.onClose(() => store.flush());
+   * ```
+   */
+  onClose(hook: CloseHook): () => void;
   /**
    * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`).
    * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
@@ -118,6 +138,10 @@ class Server implements PierServer {
   readonly #registry: Registry;
   readonly #host: TransportHost;
   readonly #handleSignals: boolean;
+  readonly #closeHooks: CloseHooks;
+  readonly #closeHookTimeoutMs: number;
+  /** Whether every close hook finished without error in time; known once closed. */
+  #closeHooksClean = true;
   #address: ListenResult | undefined;
   #listening: Promise<ListenResult> | undefined;
   #transport: RunningTransport | undefined;
@@ -134,6 +158,8 @@ class Server implements PierServer {
         ...(options.logStream !== undefined && { stream: options.logStream }),
       });
     this.#handleSignals = options.handleSignals ?? true;
+    this.#closeHooks = new CloseHooks(declaration.name);
+    this.#closeHookTimeoutMs = options.closeHookTimeoutMs ?? DEFAULT_CLOSE_HOOK_TIMEOUT_MS;
     this.#lifecycle = new Lifecycle((error) =>
       this.logger.error('a lifecycle listener threw', { error: messageOf(error) }),
     );
@@ -154,6 +180,7 @@ class Server implements PierServer {
       logger: this.logger,
       lifecycle: this.#lifecycle,
       registry: this.#registry,
+      closeHooks: this.#closeHooks,
     };
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
@@ -194,6 +221,10 @@ class Server implements PierServer {
 
   notifyResourceUpdated(uri: string): Promise<void> {
     return this.#registry.updates.notify(uri);
+  }
+
+  onClose(hook: CloseHook): () => void {
+    return this.#closeHooks.add(hook, this.logger, 'onClose');
   }
 
   async listen(options: ListenOptions = {}): Promise<ListenResult> {
@@ -275,10 +306,12 @@ class Server implements PierServer {
     return running.address;
   }
 
-  #closeOnSignal(signal: ShutdownSignal): Promise<void> {
+  /** Resolves `true` when the close went cleanly, close hooks included; rejects when it failed. */
+  async #closeOnSignal(signal: ShutdownSignal): Promise<boolean> {
     // SIGINT is someone at a terminal: no drain delay. SIGTERM lets the transport pick its own.
     this.#closing ??= this.#close(signal, signal === 'SIGINT' ? 0 : undefined);
-    return this.#closing;
+    await this.#closing;
+    return this.#closeHooksClean;
   }
 
   async #close(reason: CloseReason, drainDelayMs: number | undefined): Promise<void> {
@@ -288,6 +321,9 @@ class Server implements PierServer {
       await this.#listening?.catch(() => undefined);
       await this.#transport?.close({ reason, ...(drainDelayMs !== undefined && { drainDelayMs }) });
     } finally {
+      // Even after a failed transport close: the application's resources still need releasing.
+      // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
+      this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
       this.#unwatchSignals = undefined;
@@ -347,6 +383,16 @@ function serverOptions(value: unknown): CreateServerOptions {
     throw new PierError(
       'OPTIONS_INVALID',
       `createServer: handleSignals must be a boolean (got ${describe(options.handleSignals)})`,
+    );
+  }
+  const timeout = options.closeHookTimeoutMs;
+  if (
+    timeout !== undefined &&
+    !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 && timeout <= MAX_TIMEOUT_MS)
+  ) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMEOUT_MS} (got ${describe(timeout)})`,
     );
   }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {

@@ -1,5 +1,6 @@
 // One pair of process signal listeners shared by every listening server of the process, so that
 // two servers (say stdio and HTTP) drain together and the process exits once, after both closed.
+import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
 
 /** A signal Pier handles. */
@@ -8,10 +9,11 @@ export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 /** A server that closes on a signal. */
 export interface SignalTarget {
   readonly logger: Logger;
-  closeOnSignal(signal: ShutdownSignal): Promise<void>;
+  /** Resolves `false` when the server closed but its close hooks failed or timed out. */
+  closeOnSignal(signal: ShutdownSignal): Promise<boolean>;
 }
 
-/** Exit code after a second signal cut the drain short, or after a close that failed. */
+/** Exit code after a second signal cut the drain short, or after a close (or close hook) that failed. */
 export const FORCED_EXIT_CODE = 1;
 
 const targets = new Set<SignalTarget>();
@@ -22,7 +24,8 @@ const onSigint = () => shutDown('SIGINT');
 
 /**
  * Closes `target` on SIGTERM (graceful drain) or SIGINT (no drain delay), then exits the process
- * with code 0 once every watched server closed cleanly. A second signal exits at once with code 1.
+ * with code 0 once every watched server closed cleanly (close hooks included), else 1. A second
+ * signal exits at once with code 1.
  * Returns the function that stops watching; the listeners go away with the last target.
  */
 export function watchSignals(target: SignalTarget): () => void {
@@ -47,7 +50,15 @@ function shutDown(signal: ShutdownSignal): void {
   shuttingDown = true;
   logger?.info(`${signal} received: closing`, { servers: watched.length });
   void Promise.allSettled(watched.map((target) => target.closeOnSignal(signal))).then((results) => {
-    const failed = results.some((result) => result.status === 'rejected');
+    let failed = false;
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') {
+        failed ||= !result.value; // the hooks logged their own failures
+        return;
+      }
+      failed = true;
+      watched[i]?.logger.error('close failed', { error: messageOf(result.reason) });
+    });
     removeListeners();
     process.exit(failed ? FORCED_EXIT_CODE : 0);
   });
