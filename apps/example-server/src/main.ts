@@ -4,8 +4,7 @@ import { configReport } from '@pier/config';
 import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
 import { NotesStore } from './notes-store.js';
-import { SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
-import { closeOnSignals } from './shutdown.js';
+import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
 
 // Problems (a missing API key…) are printed on stderr, with exit code 1, before anything else happens.
 const config = readConfig();
@@ -19,12 +18,18 @@ try {
 
 const server = createNotesServer(
   { config, store },
-  // DEBUG=true wins over LOG_LEVEL. Signals are handled below, so that the store is flushed before exit.
-  { logLevel: config.debug ? 'debug' : config.logLevel, handleSignals: false },
+  // DEBUG=true wins over LOG_LEVEL.
+  { logLevel: config.debug ? 'debug' : config.logLevel, closeHookTimeoutMs: FLUSH_TIMEOUT_MS },
 );
 // configReport masks every secret: this line never holds the raw API key or database URL.
 server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
-closeOnSignals(server, store);
+// Core closes the server on SIGTERM (after the drain) or SIGINT, or when a stdio client ends stdin. The
+// hook runs once the last request was answered and before the process exits, so every note a client
+// was told about is on disk. A failed flush is logged and makes the exit code 1.
+server.onClose(async () => {
+  await store.flush();
+  server.logger.info('notes flushed');
+});
 
 try {
   if (config.transport === 'stdio') {

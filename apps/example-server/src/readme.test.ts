@@ -11,6 +11,7 @@ import {
   DEFAULT_DRAIN_DELAY_MS,
   DEFAULT_PORT,
   DEFAULT_TIMEOUT_MS,
+  FLUSH_TIMEOUT_MS,
   HEALTH_PATHS,
   SHUTDOWN_TIMEOUT_MS,
 } from './settings.js';
@@ -68,9 +69,9 @@ describe('the README Kubernetes Deployment', () => {
     }
   });
 
-  it('gives the pod longer than the drain delay plus the shutdown timeout to stop', () => {
+  it('gives the pod longer than the drain delay, the shutdown timeout and the flush bound to stop', () => {
     expect(pod?.terminationGracePeriodSeconds).toBeGreaterThan(
-      (DEFAULT_DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS) / 1000,
+      (DEFAULT_DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + FLUSH_TIMEOUT_MS) / 1000,
     );
   });
 

@@ -25,6 +25,8 @@ export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_DRAIN_DELAY_MS = 5_000;
 /** How long requests in flight get to finish once the listener closed (the transport's default). */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** How long flushing the notes may take on shutdown, after the requests finished (`closeHookTimeoutMs`). */
+export const FLUSH_TIMEOUT_MS = 5_000;
 
 /** Where the MCP endpoint and the health endpoints are served over HTTP. */
 export const MCP_PATH = '/mcp';
