@@ -53,6 +53,21 @@ const cases: Case[] = [
     code: -32600,
   },
   {
+    name: '2025-era JSON-RPC request whose id is an object',
+    ask: { headers: LEGACY_HEADERS, body: '{"jsonrpc":"2.0","id":{},"method":"tools/list"}' },
+    status: 400,
+    code: -32600,
+  },
+  {
+    name: '2025-era JSON-RPC request of another JSON-RPC version',
+    ask: {
+      headers: { ...LEGACY_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+      body: '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+    },
+    status: 400,
+    code: -32600,
+  },
+  {
     name: 'text/plain body',
     ask: { headers: { ...LEGACY_HEADERS, 'content-type': 'text/plain' }, body: legacyCall },
     status: 415,

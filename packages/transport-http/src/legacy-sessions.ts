@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
+import { isInitializeRequest, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
 import type { Logger, TransportHost } from '@pier/core';
 import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
@@ -8,7 +8,7 @@ import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { type Clock, SessionStore } from './sessions.js';
-import { toWebRequest } from './web.js';
+import { lazyRequest } from './web.js';
 
 interface Session {
   readonly id: string;
@@ -57,8 +57,17 @@ export class LegacySessions {
     this.#store.start();
   }
 
-  /** Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. */
-  async serve(req: IncomingMessage, res: ServerResponse, body: unknown, exchange: Exchange): Promise<void> {
+  /**
+   * Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode; `messages` is
+   * the body already checked with `parseJSONRPCMessage`, when it was.
+   */
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    exchange: Exchange,
+    messages: readonly JSONRPCMessage[] | undefined,
+  ): Promise<void> {
     const raw = req.headers['mcp-session-id'];
     const header = Array.isArray(raw) ? raw.join(', ') : raw;
     let session: Session | undefined;
@@ -99,7 +108,14 @@ export class LegacySessions {
     } else if (req.method === 'DELETE') {
       await transport.handleDelete(req, res);
     } else {
-      await transport.handlePost(req, res, body, exchange, () => toWebRequest(req, this.#context.origin()));
+      await transport.handlePost(
+        req,
+        res,
+        body,
+        exchange,
+        lazyRequest(req, this.#context.origin(), res),
+        messages,
+      );
       if (header === undefined && !transport.initialized) {
         // The initialize request was refused (say, for its Accept header): no session came of it.
         this.#store.delete(id);

@@ -14,7 +14,6 @@ import {
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
 import { JSONRPC } from './json-errors.js';
-import { lazyRequest } from './web.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
@@ -25,9 +24,6 @@ export interface LegacyTransportOptions {
   /** Sent as the SSE `retry` field of priming events. */
   readonly retryMs?: number;
 }
-
-/** Builds the web `Request` of the SDK's request context (`ctx.http.req`); called only if it is read. */
-export type RequestFactory = () => Request;
 
 const STANDALONE = '_GET_stream';
 const MAX_BATCH = 100;
@@ -56,6 +52,7 @@ export class LegacyTransport implements Transport {
   #started = false;
   #initialized = false;
   #closed = false;
+  #streamCount = 0;
   /** Connected responses by stream id. */
   readonly #channels = new Map<string, Channel>();
   /** The stream each request's answer belongs to (kept while its stream is disconnected). */
@@ -89,13 +86,17 @@ export class LegacyTransport implements Transport {
     this.#versions = versions;
   }
 
-  /** Serves a POST whose body was read and parsed already. */
+  /**
+   * Serves a POST whose body was read and parsed already. `request` is what handlers see as `ctx.http.req`;
+   * `parsed` is the body already checked with `parseJSONRPCMessage`, when the caller did that.
+   */
   async handlePost(
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
     exchange: Exchange,
-    request: RequestFactory,
+    request: Request,
+    parsed?: readonly JSONRPCMessage[],
   ): Promise<void> {
     if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
     const accept = req.headers.accept ?? '';
@@ -107,9 +108,10 @@ export class LegacyTransport implements Transport {
       const message = `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`;
       return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
     }
-    let messages: JSONRPCMessage[];
+    let messages: readonly JSONRPCMessage[];
     try {
-      messages = Array.isArray(body) ? body.map(parseJSONRPCMessage) : [parseJSONRPCMessage(body)];
+      messages =
+        parsed ?? (Array.isArray(body) ? body.map(parseJSONRPCMessage) : [parseJSONRPCMessage(body)]);
     } catch {
       return this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
     }
@@ -132,7 +134,7 @@ export class LegacyTransport implements Transport {
     }
 
     const requests = messages.filter(isRequestLike);
-    const extra: MessageExtraInfo = { request: lazyRequest(request) };
+    const extra: MessageExtraInfo = { request };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
       res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
@@ -140,7 +142,8 @@ export class LegacyTransport implements Transport {
       return;
     }
 
-    const streamId = randomUUID();
+    // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
+    const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : randomUUID();
     const version =
       (initialize as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion ??
       header(req, 'mcp-protocol-version') ??

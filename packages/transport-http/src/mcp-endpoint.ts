@@ -3,8 +3,11 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   isJsonContentType,
+  type JSONRPCMessage,
   type McpHttpHandler,
   PROTOCOL_VERSION_META_KEY,
+  parseJSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Logger, TransportHost } from '@pier/core';
 import { readBody, refuseOversizedBody } from './body.js';
@@ -14,7 +17,7 @@ import { LegacySessions } from './legacy-sessions.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
 import type { Clock } from './sessions.js';
-import { sendWebResponse, toWebRequest } from './web.js';
+import { lazyRequest, sendWebResponse } from './web.js';
 
 /** Dependencies of the MCP endpoint. */
 export interface McpEndpointContext {
@@ -58,12 +61,9 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     body: unknown,
     exchange: Exchange,
   ): Promise<void> => {
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const request = toWebRequest(req, context.origin(), abort.signal);
-    const response = await handler.fetch(request, { parsedBody: body });
+    // Its signal aborts if the client goes away, which stops the SDK's exchange; no web Request is built
+    // unless a handler reads more than the headers.
+    const response = await handler.fetch(lazyRequest(req, context.origin(), res), { parsedBody: body });
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
     await sendWebResponse(res, response, exchange);
   };
@@ -74,6 +74,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     res: ServerResponse,
     body: unknown,
     exchange: Exchange,
+    messages: readonly JSONRPCMessage[] | undefined,
   ): Promise<void> => {
     const server = host.createMcpServer();
     const transport = new LegacyTransport();
@@ -85,14 +86,14 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
         .close()
         .catch((error: unknown) => logger.warn('closing an SDK server failed', { error: String(error) }));
     });
-    await transport.handlePost(req, res, body, exchange, () => toWebRequest(req, context.origin()));
+    await transport.handlePost(req, res, body, exchange, lazyRequest(req, context.origin(), res), messages);
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
     if (req.method !== 'POST') {
       // GET (the session's stream) and DELETE only reach the endpoint in sessionful mode.
       if (req.method === 'GET') tracker.promote(exchange);
-      await (sessions as LegacySessions).serve(req, res, undefined, exchange);
+      await (sessions as LegacySessions).serve(req, res, undefined, exchange, undefined);
       return;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
@@ -121,6 +122,12 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
+    const legacy = plainLegacyMessage(req, body);
+    if (legacy !== undefined) {
+      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, legacy);
+      else await serveStateless(req, res, body, exchange, legacy);
+      return;
+    }
     const outcome = claimsModernEnvelope(body)
       ? undefined
       : classifyInboundRequest({
@@ -131,8 +138,8 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
           body,
         });
     if (outcome?.kind === 'legacy') {
-      if (sessions !== undefined) await sessions.serve(req, res, body, exchange);
-      else await serveStateless(req, res, body, exchange);
+      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, undefined);
+      else await serveStateless(req, res, body, exchange, undefined);
       return;
     }
     if (isListenRequest(body)) tracker.promote(exchange);
@@ -169,6 +176,34 @@ export function claimsModernEnvelope(body: unknown): boolean {
   const params = body.params;
   return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
 }
+
+/**
+ * The 2025-era request or notification of everyday traffic, checked as a JSON-RPC message: a single
+ * message that is not `initialize`, not an answer, carries no 2026-07-28 envelope claim and names no
+ * protocol version but one of the 2025 ones the SDK supports. For every such body the SDK's classifier
+ * (`classifyInboundRequest`) answers "legacy" exactly when the message passes `parseJSONRPCMessage` —
+ * its JSON-RPC schemas are strict, so without `result` or `error` only a request or a notification can
+ * pass — and the transport needs that parse anyway: one schema check instead of four. `undefined` for
+ * anything else (the classifier then decides, as before).
+ */
+export function plainLegacyMessage(req: IncomingMessage, body: unknown): JSONRPCMessage[] | undefined {
+  if (!isPlainObject(body) || 'result' in body || 'error' in body) return undefined;
+  if (typeof body.method !== 'string' || body.method === 'initialize') return undefined;
+  const params = body.params;
+  if (isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta) {
+    return undefined;
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && (typeof version !== 'string' || !LEGACY_VERSIONS.has(version))) return undefined;
+  try {
+    return [parseJSONRPCMessage(body)];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The SDK's `initialize` list: 2025-era revisions only (it never names a 2026-07-28 one). */
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

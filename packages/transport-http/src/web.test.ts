@@ -1,25 +1,85 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { lazyRequest } from './web.js';
 
-describe('lazyRequest', () => {
-  it('builds nothing until read, then behaves as the real Request', async () => {
-    let built = 0;
-    const request = lazyRequest(() => {
-      built++;
-      return new Request('http://127.0.0.1:3000/mcp?x=1', {
-        method: 'POST',
-        headers: { 'x-pier-test': 'yes' },
-        body: '{"a":1}',
-      });
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+/** A node:http server on 127.0.0.1 whose handler is the test's; resolves with its base URL. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
     });
-    expect(Boolean(request)).toBe(true);
-    expect(request instanceof Request).toBe(true);
-    expect(built).toBe(0);
-    expect(request.headers.get('x-pier-test')).toBe('yes');
-    expect(request.method).toBe('POST');
-    expect(new URL(request.url).searchParams.get('x')).toBe('1');
-    expect('signal' in request).toBe(true);
-    expect(await request.clone().json()).toEqual({ a: 1 });
-    expect(built).toBe(1);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('lazyRequest', () => {
+  it('answers method and headers from node, and behaves as the real Request for the rest', async () => {
+    let seen: Record<string, unknown> = {};
+    const base = await serve((req, res) => {
+      const web = lazyRequest(req, 'http://fallback.invalid', res);
+      seen = {
+        isRequest: web instanceof Request,
+        method: web.method,
+        header: web.headers.get('x-pier-test'),
+        // Hop-by-hop and framing headers are node's business, not the SDK's.
+        contentLength: web.headers.get('content-length'),
+        query: new URL(web.url).searchParams.get('x'),
+        hasSignal: 'signal' in web,
+        aborted: web.signal.aborted,
+        clonedMethod: web.clone().method,
+      };
+      res.end('ok');
+    });
+    const response = await fetch(`${base}/mcp?x=1`, {
+      method: 'POST',
+      headers: { 'x-pier-test': 'yes', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(await response.text()).toBe('ok');
+    expect(seen).toEqual({
+      isRequest: true,
+      method: 'POST',
+      header: 'yes',
+      contentLength: null,
+      query: '1',
+      hasSignal: true,
+      aborted: false,
+      clonedMethod: 'POST',
+    });
+  });
+
+  it('aborts its signal when the client goes away before the answer, not after it', async () => {
+    const signals: AbortSignal[] = [];
+    let arrived: () => void = () => {};
+    const first = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const base = await serve((req, res) => {
+      const web = lazyRequest(req, 'http://fallback.invalid', res);
+      signals.push(web.signal);
+      if (req.url === '/answered') res.end('ok');
+      else arrived();
+    });
+    expect(await (await fetch(`${base}/answered`)).text()).toBe('ok');
+
+    const pending = request(`${base}/left`);
+    pending.on('error', () => {});
+    pending.end();
+    await first;
+    const [answered, left] = signals;
+    const aborted = new Promise<void>((resolve) => left?.addEventListener('abort', () => resolve()));
+    pending.destroy();
+    await aborted;
+    expect(left?.aborted).toBe(true);
+    expect(answered?.aborted).toBe(false);
   });
 });

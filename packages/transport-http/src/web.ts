@@ -14,25 +14,17 @@ const SKIPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-
 
 /**
  * A body-less web `Request` for the SDK: the body has already been read (once, under the size limit) and
- * goes to the SDK as `parsedBody`, so nothing is cloned or read twice. `signal` aborts when the client
- * goes away, which is how `createMcpHandler` learns to stop serving an exchange.
+ * goes to the SDK as `parsedBody`, so nothing is cloned or read twice. `signal`, when given, is followed by
+ * the request (undici's `Request` costs about three times as much to build with one).
  */
 export function toWebRequest(req: IncomingMessage, fallbackOrigin: string, signal?: AbortSignal): Request {
-  const headers: Record<string, string> = {};
-  const source = req.headers;
-  for (const name in source) {
-    if (SKIPPED_REQUEST_HEADERS.has(name)) continue;
-    const value = source[name];
-    if (value === undefined) continue;
-    headers[name] = typeof value === 'string' ? value : value.join(', ');
-  }
+  const headers = webHeaders(req);
   const target = req.url ?? '/';
-  // A signal makes undici's Request four times as costly to build: only pass one when it is listened to.
   const init: RequestInit =
     signal === undefined
       ? { method: req.method ?? 'GET', headers }
       : { method: req.method ?? 'GET', headers, signal };
-  const host = source.host;
+  const host = req.headers.host;
   if (host !== undefined && target.startsWith('/')) {
     try {
       return new Request(`http://${host}${target}`, init);
@@ -43,26 +35,87 @@ export function toWebRequest(req: IncomingMessage, fallbackOrigin: string, signa
   return new Request(`${fallbackOrigin}${target.startsWith('/') ? target : '/'}`, init);
 }
 
+const LAZY = Symbol('pier.lazyRequest');
+
+interface LazyState {
+  readonly req: IncomingMessage;
+  readonly origin: string;
+  readonly res: ServerResponse | undefined;
+  headers?: Headers;
+  signal?: AbortSignal;
+  real?: Request;
+}
+
+type LazyTarget = Request & { [LAZY]: LazyState };
+
+/** One handler for every lazy request: the state lives on the proxy's target, no closure per request. */
+const LAZY_HANDLER: ProxyHandler<LazyTarget> = {
+  get(target, property) {
+    const state = target[LAZY];
+    // What the SDK reads on every exchange is answered without building the real Request.
+    if (property === 'method') return state.req.method ?? 'GET';
+    if (property === 'headers') {
+      state.headers ??= state.real?.headers ?? new Headers(webHeaders(state.req));
+      return state.headers;
+    }
+    if (property === 'signal') {
+      state.signal ??= abortedOnDisconnect(state.res);
+      return state.signal;
+    }
+    const real = realRequest(state);
+    const value: unknown = Reflect.get(real, property, real);
+    return typeof value === 'function' ? value.bind(real) : value;
+  },
+  has(target, property) {
+    return Reflect.has(realRequest(target[LAZY]), property);
+  },
+};
+
 /**
- * A `Request` that is only built when something reads it. The SDK hands the HTTP request to handlers as
- * `ctx.http.req`, which few of them read; building one costs about as much as the rest of a 2025-era
- * exchange's transport work. The stand-in passes `instanceof Request`, and every property and method
- * comes from the real `Request`, built on first use.
+ * A stand-in for the web `Request` of `req`, for the SDK (`createMcpHandler`'s `fetch`, and the request
+ * context handlers see as `ctx.http.req`). It passes `instanceof Request`; `method`, `headers` and
+ * `signal` are answered from node's request (headers copied once, on first read), and anything else
+ * (`url`, `clone()`, …) comes from a real `Request` built on first use. Building one costs more than the
+ * rest of a 2025-era exchange's transport work; few handlers read more than the headers.
+ *
+ * `signal` aborts when the client goes away before `res` finished, which is how the SDK learns to stop
+ * serving an exchange (and how handlers see cancellation).
  */
-export function lazyRequest(build: () => Request): Request {
-  let real: Request | undefined;
-  const target = Object.create(Request.prototype) as Request;
-  return new Proxy(target, {
-    get(_target, property) {
-      real ??= build();
-      const value: unknown = Reflect.get(real, property, real);
-      return typeof value === 'function' ? value.bind(real) : value;
-    },
-    has(_target, property) {
-      real ??= build();
-      return Reflect.has(real, property);
-    },
-  });
+export function lazyRequest(req: IncomingMessage, origin: string, res?: ServerResponse): Request {
+  const target = Object.create(Request.prototype) as LazyTarget;
+  target[LAZY] = { req, origin, res };
+  return new Proxy(target, LAZY_HANDLER);
+}
+
+function realRequest(state: LazyState): Request {
+  state.real ??= toWebRequest(state.req, state.origin, state.signal);
+  return state.real;
+}
+
+function abortedOnDisconnect(res: ServerResponse | undefined): AbortSignal {
+  const controller = new AbortController();
+  if (res === undefined) return controller.signal;
+  if (res.closed) {
+    if (!res.writableFinished) controller.abort();
+  } else {
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+  }
+  return controller.signal;
+}
+
+/** Node's request headers as web headers: hop-by-hop and body-framing ones left out, repeats joined. */
+function webHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const source = req.headers;
+  for (const name in source) {
+    if (SKIPPED_REQUEST_HEADERS.has(name)) continue;
+    const value = source[name];
+    if (value === undefined) continue;
+    headers[name] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return headers;
 }
 
 /**
@@ -90,11 +143,12 @@ export async function sendWebResponse(
     return;
   }
   if (!headers['content-type']?.startsWith('text/event-stream')) {
-    const text = await response.text();
+    const bytes = await readAll(body);
     if (res.destroyed) return;
-    headers['content-length'] = String(Buffer.byteLength(text));
+    headers['content-length'] = String(bytes.byteLength);
     res.writeHead(response.status, headers);
-    res.end(text);
+    // As a string, the status line and the body leave in one socket write.
+    res.end(bytes.toString('utf8'));
     return;
   }
   await pipeEventStream(res, response.status, headers, body, exchange);
@@ -155,6 +209,24 @@ async function pipeEventStream(
     res.off('close', stop);
     exchange.end = undefined;
   }
+}
+
+/** The whole body (a JSON answer: one chunk, as a rule); a reader is cheaper than `Response.text()`. */
+async function readAll(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  const first = chunks[0];
+  if (chunks.length === 1 && first !== undefined) {
+    return Buffer.from(first.buffer, first.byteOffset, first.byteLength);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 function drained(res: ServerResponse): Promise<void> {
