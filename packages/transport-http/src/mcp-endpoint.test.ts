@@ -1,9 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IncomingMessage } from 'node:http';
 import { claimsModernEnvelope, plainLegacyMessage } from './mcp-endpoint.js';
 import { startTestServer, type TestServer } from './test-host.js';
 import { ask, LEGACY_HEADERS, modernRequest } from './test-http.js';
@@ -201,7 +201,10 @@ describe('skipping the classifier for everyday 2025-era messages', () => {
 describe('2026-07-28 exchanges without a web Request', () => {
   it('gives handlers the HTTP request (ctx.http.req) with its headers', async () => {
     server = await startTestServer();
-    const client = new Client({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    const client = new Client(
+      { name: 'v2-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: { 'x-pier-test': 'modern header' } },
     });

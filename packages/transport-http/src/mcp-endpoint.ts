@@ -194,7 +194,8 @@ export function plainLegacyMessage(req: IncomingMessage, body: unknown): JSONRPC
     return undefined;
   }
   const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && (typeof version !== 'string' || !LEGACY_VERSIONS.has(version))) return undefined;
+  if (version !== undefined && (typeof version !== 'string' || !LEGACY_VERSIONS.has(version)))
+    return undefined;
   try {
     return [parseJSONRPCMessage(body)];
   } catch {
