@@ -37,7 +37,24 @@ export interface TransportHost {
    * instance of the user's class. The SDK does not let one server serve concurrent transports,
    * so a transport asks for one per connection or per request.
    */
-  createMcpServer(): McpServer;
+  createMcpServer(options?: McpServerOptions): McpServer;
+  /**
+   * Calls `listener(uri)` each time the server announces that a resource changed
+   * (`notifyResourceUpdated`), for a transport that delivers updates to connections core does not see:
+   * the HTTP transport forwards them to the 2026-07-28 `subscriptions/listen` streams of the SDK's
+   * handler. Returns the function that stops it. Absent on hosts of `@pier/core` before 0.2.
+   */
+  onResourceUpdated?(listener: (uri: string) => void): () => void;
+}
+
+/** Options of {@link TransportHost.createMcpServer}. */
+export interface McpServerOptions {
+  /**
+   * `false` for a server that lives for one request (stateless HTTP): it does not advertise
+   * `resources.subscribe`, since no update could reach its client later (`resources/subscribe` is
+   * refused with -32600 either way). Default `true`.
+   */
+  readonly subscriptions?: boolean;
 }
 
 /** Why a transport is being closed. */

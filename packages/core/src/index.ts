@@ -20,6 +20,7 @@ export type {
   HttpRoute,
   HttpTransportModule,
   ListenResult,
+  McpServerOptions,
   PierPlugin,
   PluginContext,
   RunningTransport,

@@ -8,7 +8,7 @@ import {
   type Variables,
 } from '@modelcontextprotocol/server';
 import { requestContext, resourceContext, toolContext } from './context.js';
-import type { HttpRoute, ServerInfo } from './contract.js';
+import type { HttpRoute, McpServerOptions, ServerInfo } from './contract.js';
 import type {
   PromptDeclaration,
   ResourceDeclaration,
@@ -222,7 +222,8 @@ export class Registry {
   }
 
   /** A fresh SDK server with everything registered. */
-  createMcpServer(): McpServer {
+  createMcpServer(options: McpServerOptions = {}): McpServer {
+    const subscribe = this.#subscribable && options.subscriptions !== false;
     const server = new McpServer(
       {
         name: this.info.name,
@@ -235,7 +236,7 @@ export class Registry {
           logging: {},
           ...(this.#tools.size > 0 && { tools: { listChanged: false } }),
           ...(this.#resources.size > 0 && {
-            resources: { listChanged: false, ...(this.#subscribable && { subscribe: true }) },
+            resources: { listChanged: false, ...(subscribe && { subscribe: true }) },
           }),
           ...(this.#prompts.size > 0 && { prompts: { listChanged: false } }),
         },

@@ -5,6 +5,7 @@ import type {
   CloseReason,
   HttpRoute,
   ListenResult,
+  McpServerOptions,
   PierPlugin,
   RunningTransport,
   ServerInfo,
@@ -90,6 +91,8 @@ export interface PierServer extends TransportHost {
    * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
    */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /** See {@link TransportHost.onResourceUpdated}: every `notifyResourceUpdated(uri)` calls `listener(uri)`. */
+  onResourceUpdated(listener: (uri: string) => void): () => void;
 }
 
 /**
@@ -185,7 +188,8 @@ class Server implements PierServer {
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
     this.routes = this.#registry.routes;
-    const createMcpServer = () => this.#registry.createMcpServer();
+    const registry = this.#registry;
+    const createMcpServer = (options?: McpServerOptions) => registry.createMcpServer(options);
     const lifecycle = this.#lifecycle;
     this.#host = Object.freeze({
       info: this.info,
@@ -196,6 +200,7 @@ class Server implements PierServer {
       },
       onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
       createMcpServer,
+      onResourceUpdated: (listener: (uri: string) => void) => registry.updates.forward(listener),
     });
     this.createMcpServer = createMcpServer;
     this.logger.debug('created', {
@@ -205,7 +210,11 @@ class Server implements PierServer {
   }
 
   /** A fresh SDK server with everything registered (bound: pass it as an SDK server factory). */
-  readonly createMcpServer: () => McpServer;
+  readonly createMcpServer: (options?: McpServerOptions) => McpServer;
+
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    return this.#registry.updates.forward(listener);
+  }
 
   get state(): LifecycleState {
     return this.#lifecycle.state;

@@ -196,6 +196,62 @@ describe('a server that never saw initialize (how stateless HTTP serves each req
   });
 });
 
+describe('for transports that deliver updates their own way', () => {
+  it('onResourceUpdated hears every announced URI until stopped; a failing listener stops no one', async () => {
+    const lines: string[] = [];
+    const server = createServer(
+      defineServer({
+        name: 'watched',
+        version: '1.0.0',
+        resources: [
+          defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
+        ],
+      }),
+      { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
+    );
+    const heard: string[] = [];
+    const stopFailing = server.onResourceUpdated(() => {
+      throw new Error('listener broke');
+    });
+    const stop = server.onResourceUpdated((uri) => heard.push(uri));
+    await server.notifyResourceUpdated('app://status');
+    await server.notifyResourceUpdated('users://7');
+    stop();
+    stopFailing();
+    await server.notifyResourceUpdated('app://status');
+    expect(heard).toEqual(['app://status', 'users://7']);
+    expect(lines.join('')).toMatch(/WARN .*resource update not forwarded .*listener broke/);
+  });
+
+  it('createMcpServer({ subscriptions: false }) does not advertise resources.subscribe', async () => {
+    const server = serve();
+    for (const [options, subscribe] of [
+      [undefined, true],
+      [{ subscriptions: true }, true],
+      [{ subscriptions: false }, undefined],
+    ] as const) {
+      const mcp = server.createMcpServer(options);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const answers: JSONRPCMessage[] = [];
+      clientSide.onmessage = (message) => answers.push(message);
+      await mcp.connect(serverSide);
+      await clientSide.start();
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      await until(() => answers.length > 0, 'the answer');
+      const result = (
+        answers[0] as unknown as { result: { capabilities: { resources: { subscribe?: boolean } } } }
+      ).result;
+      expect(result.capabilities.resources.subscribe, JSON.stringify(options)).toBe(subscribe);
+      await mcp.close();
+    }
+  });
+});
+
 describe('ResourceUpdates', () => {
   it('forgets the subscriptions of a connection once it closes', async () => {
     const server = serve();

@@ -22,6 +22,8 @@ export class ResourceUpdates {
   readonly #subscribers = new Map<McpServer, Set<string>>();
   /** 2026-07-28 connections: the SDK routes each update to their `subscriptions/listen` streams. */
   readonly #listeners = new Set<McpServer>();
+  /** Transports that deliver updates their own way (the HTTP transport's `subscriptions/listen` streams). */
+  readonly #forwards = new Set<(uri: string) => void>();
   readonly #logger: Logger;
 
   constructor(logger: Logger) {
@@ -77,6 +79,18 @@ export class ResourceUpdates {
     this.#onClose(server, () => this.#listeners.delete(server));
   }
 
+  /**
+   * Calls `forward(uri)` on every update, for a transport whose connections are not SDK servers that
+   * outlive a request (on stateless HTTP, 2026-07-28 `subscriptions/listen` streams belong to the SDK's
+   * handler). Returns the function that stops it.
+   */
+  forward(forward: (uri: string) => void): () => void {
+    this.#forwards.add(forward);
+    return () => {
+      this.#forwards.delete(forward);
+    };
+  }
+
   /** Sends `notifications/resources/updated` for `uri` to every connection subscribed to it. */
   async notify(uri: string): Promise<void> {
     if (typeof uri !== 'string' || uri === '') {
@@ -93,6 +107,13 @@ export class ResourceUpdates {
       });
     for (const [server, uris] of this.#subscribers) if (uris.has(uri)) sends.push(send(server));
     for (const server of this.#listeners) sends.push(send(server));
+    for (const forward of this.#forwards) {
+      try {
+        forward(uri);
+      } catch (error) {
+        this.#logger.warn('resource update not forwarded', { uri, error: messageOf(error) });
+      }
+    }
     await Promise.all(sends);
   }
 

@@ -3,7 +3,15 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createServer, MCPServer, type PierPlugin, type PierServer, Tool } from '@pier/core';
+import {
+  createServer,
+  defineResource,
+  defineServer,
+  MCPServer,
+  type PierPlugin,
+  type PierServer,
+  Tool,
+} from '@pier/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ask } from './test-http.js';
@@ -87,3 +95,77 @@ describe('createServer(Class).listen({ transport: "streamable-http" })', () => {
     await expect(ask(address.url, { method: 'GET', path: '/ready' })).rejects.toThrow(/ECONNREFUSED/);
   }, 15_000);
 });
+
+describe('resource updates over streamable HTTP', () => {
+  function startWatched(): PierServer {
+    server = createServer(
+      defineServer({
+        name: 'watched',
+        version: '1.0.0',
+        resources: [
+          defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
+          defineResource({ name: 'other', uri: 'app://other', subscribable: true, handler: () => 'x' }),
+        ],
+      }),
+      { handleSignals: false, logStream: { write: () => true } },
+    );
+    return server;
+  }
+
+  async function connectClient(url: string, mode: 'auto' | 'legacy') {
+    const client = new Client({ name: 'it', version: '1.0.0' }, { versionNegotiation: { mode } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const updates: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params.uri);
+    });
+    return { client, updates };
+  }
+
+  it.each([false, true])(
+    'reach a 2026-07-28 client on its subscriptions/listen stream, filtered by URI (sessions: %s)',
+    async (sessions) => {
+      const pier = startWatched();
+      const { url } = await pier.listen({ transport: 'streamable-http', port: 0, sessions });
+      const { client, updates } = await connectClient(url, 'auto');
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const subscription = await client.listen({ resourceSubscriptions: ['app://status'] });
+      await pier.notifyResourceUpdated('app://other');
+      await pier.notifyResourceUpdated('app://status');
+      await until(() => updates.length > 0);
+      expect(updates).toEqual(['app://status']);
+      await subscription.close();
+      await client.close();
+    },
+  );
+
+  it('stateless: a 2025-era client is not offered subscriptions it could never receive', async () => {
+    const pier = startWatched();
+    const { url } = await pier.listen({ transport: 'streamable-http', port: 0 });
+    const { client } = await connectClient(url, 'legacy');
+    expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: false });
+    await expect(client.subscribeResource({ uri: 'app://status' })).rejects.toMatchObject({ code: -32600 });
+    await client.close();
+  });
+
+  it('sessions: a 2025-era client subscribes and hears about that URI on its session', async () => {
+    const pier = startWatched();
+    const { url } = await pier.listen({ transport: 'streamable-http', port: 0, sessions: true });
+    const { client, updates } = await connectClient(url, 'legacy');
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    await client.subscribeResource({ uri: 'app://status' });
+    await pier.notifyResourceUpdated('app://other');
+    await pier.notifyResourceUpdated('app://status');
+    await until(() => updates.length > 0);
+    expect(updates).toEqual(['app://status']);
+    await client.close();
+  });
+});
+
+/** Resolves once `check` holds (polled every 5 ms); fails after 5 s. */
+async function until(check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 5) {
+    if (waited > 5_000) throw new Error('timed out waiting for the update');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -54,6 +54,9 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     onerror: (error) => logger.debug('MCP request refused or failed', { error: error.message }),
   });
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
+  // 2026-07-28 clients hear about resource changes on their `subscriptions/listen` streams, which the
+  // handler owns; core announces each change here (hosts of older cores cannot, and have no updates).
+  const stopForwarding = host.onResourceUpdated?.((uri) => handler.notify.resourceUpdated(uri));
 
   const serveWithHandler = async (
     req: IncomingMessage,
@@ -76,7 +79,8 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     exchange: Exchange,
     messages: readonly JSONRPCMessage[] | undefined,
   ): Promise<void> => {
-    const server = host.createMcpServer();
+    // It serves one request: it must not advertise subscriptions, whose updates could never reach the client.
+    const server = host.createMcpServer({ subscriptions: false });
     const transport = new LegacyTransport();
     transport.onerror = (error) => logger.debug('MCP request refused or failed', { error: error.message });
     await server.connect(transport);
@@ -159,6 +163,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sessions?.start();
     },
     async close() {
+      stopForwarding?.();
       await handler.close();
       await sessions?.closeAll();
     },
