@@ -42,6 +42,7 @@ export function countingRoutes(plugin: PierPlugin): {
         addPrompt: (prompt) => ctx.addPrompt(prompt),
         logger: ctx.logger,
         notifyResourceUpdated: (uri) => ctx.notifyResourceUpdated(uri),
+        onClose: (hook) => ctx.onClose(hook),
         addRoute: (route) =>
           ctx.addRoute({
             ...route,

@@ -67,6 +67,8 @@ export async function startTestServer(
     },
     logger: options.logger ?? memoryLogger(logs, plugin.name),
     async notifyResourceUpdated() {},
+    // The plugin registers no close hook; this bare host has none to run.
+    onClose: () => () => {},
   };
   plugin.setup(ctx);
 
