@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import {
   InMemoryTransport,
   type JSONRPCMessage,
+  type McpServer,
   ReadBuffer,
   serializeMessage,
   type Transport,
@@ -170,12 +171,8 @@ describe('over modern (2026-07-28) stdio', () => {
 describe('a server that never saw initialize (how stateless HTTP serves each request)', () => {
   it('refuses resources/subscribe: nothing could carry the update later', async () => {
     const mcp = serve().createMcpServer();
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const answers: JSONRPCMessage[] = [];
-    clientSide.onmessage = (message) => answers.push(message);
-    await mcp.connect(serverSide);
-    await clientSide.start();
-    await clientSide.send({
+    const { peer, answers } = await rawPeer(mcp);
+    await peer.send({
       jsonrpc: '2.0',
       id: 1,
       method: 'resources/subscribe',
@@ -231,17 +228,8 @@ describe('for transports that deliver updates their own way', () => {
       [{ subscriptions: false }, undefined],
     ] as const) {
       const mcp = server.createMcpServer(options);
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const answers: JSONRPCMessage[] = [];
-      clientSide.onmessage = (message) => answers.push(message);
-      await mcp.connect(serverSide);
-      await clientSide.start();
-      await clientSide.send({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      });
+      const { peer, answers } = await rawPeer(mcp);
+      await peer.send(INITIALIZE);
       await until(() => answers.length > 0, 'the answer');
       const result = (
         answers[0] as unknown as { result: { capabilities: { resources: { subscribe?: boolean } } } }
@@ -258,18 +246,11 @@ describe('ResourceUpdates', () => {
     const hub = new ResourceUpdates(createLogger({ stream: { write: () => true } }));
     const mcp = server.createMcpServer();
     hub.serve(mcp, () => 'subscribable');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.connect(serverSide);
-    await clientSide.start();
-    await clientSide.send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x://y' } });
+    const { peer } = await rawPeer(mcp);
+    await peer.send(INITIALIZE);
+    await peer.send({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x://y' } });
     await until(() => hub.connections === 1, 'the subscription');
-    await clientSide.close();
+    await peer.close();
     await until(() => hub.connections === 0, 'the connection to be forgotten');
   });
 
@@ -280,6 +261,23 @@ describe('ResourceUpdates', () => {
     });
   });
 });
+
+/** `mcp` connected to an in-memory peer that sends raw messages and collects the answers. */
+async function rawPeer(mcp: McpServer) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const answers: JSONRPCMessage[] = [];
+  clientSide.onmessage = (message) => answers.push(message);
+  await mcp.connect(serverSide);
+  await clientSide.start();
+  return { peer: clientSide, answers };
+}
+
+const INITIALIZE: JSONRPCMessage = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 
 /** A client transport over a pair of streams (the server's stdin and stdout), in process. */
 class StreamTransport implements Transport {
