@@ -4,20 +4,8 @@ import { z } from 'zod';
 import type { PierPlugin } from './contract.js';
 import { classDeclaration, MCPServer, Prompt, Resource, Tool } from './decorators.js';
 import { defineResource, defineServer, defineTool } from './define.js';
-import { PierError } from './errors.js';
 import { createServer } from './server.js';
-
-const quiet = { handleSignals: false, logStream: { write: () => true } };
-
-function thrown(fn: () => unknown): PierError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(PierError);
-    return error as PierError;
-  }
-  throw new Error('expected a PierError, nothing was thrown');
-}
+import { quiet, thrown } from './test-helpers.js';
 
 describe('@MCPServer', () => {
   it.each([

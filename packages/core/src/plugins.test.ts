@@ -3,21 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { PierPlugin } from './contract.js';
 import { MCPServer, Tool } from './decorators.js';
 import { defineServer, defineTool } from './define.js';
-import { PierError } from './errors.js';
 import { createServer } from './server.js';
-import { connect } from './test-helpers.js';
-
-const quiet = { handleSignals: false, logStream: { write: () => true } };
-
-function thrown(fn: () => unknown): PierError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(PierError);
-    return error as PierError;
-  }
-  throw new Error('expected a PierError, nothing was thrown');
-}
+import { connect, quiet, thrown } from './test-helpers.js';
 
 /** A plugin that records its setup in `order` and may add a route. */
 function recorder(name: string, order: string[], route?: string): PierPlugin {

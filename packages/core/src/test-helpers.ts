@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, type ClientOptions } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { expect } from 'vitest';
+import { PierError } from './errors.js';
 import type { PierServer } from './server.js';
 
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -153,4 +155,18 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/** `createServer` options for tests: no signal handlers, no log output. */
+export const quiet = { handleSignals: false, logStream: { write: () => true } };
+
+/** The PierError `fn` throws; fails the test when it throws something else or nothing. */
+export function thrown(fn: () => unknown): PierError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(PierError);
+    return error as PierError;
+  }
+  throw new Error('expected a PierError, nothing was thrown');
 }
