@@ -9,7 +9,7 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import type { PromptContext, ResourceContext, ToolContext } from './context.js';
+import type { PromptContext, RequestContext, ResourceContext, ToolContext } from './context.js';
 import type { PierPlugin } from './contract.js';
 
 /** A zod object shape, such as `{ city: z.string() }`. */
@@ -107,7 +107,30 @@ export interface TemplateResourceOptions extends ResourceFields {
   readonly uri?: never;
   /** Completions for the template's variables, by variable name. */
   readonly complete?: Readonly<Record<string, CompleteVariable>>;
+  /**
+   * The resources the template serves now, listed by `resources/list` after the fixed ones. Called on
+   * every `resources/list`; on a decorated class, `this` is the server's instance. A URI that the
+   * template does not match is left out (and logged): `resources/read` could not serve it.
+   */
+  readonly list?: (ctx: RequestContext) => ListedResources | Promise<ListedResources>;
 }
+
+/**
+ * One concrete resource of a template, for `resources/list`: its URI (named after the URI), or the URI
+ * with what to show for it. `mimeType` defaults to the template's.
+ */
+export type ListedResource =
+  | string
+  | {
+      readonly uri: string;
+      readonly name?: string;
+      readonly title?: string;
+      readonly description?: string;
+      readonly mimeType?: string;
+    };
+
+/** What a template's `list` returns. */
+export type ListedResources = readonly ListedResource[];
 
 /** Options of {@link Resource} (and of a plain resource, with `handler`): a `uri` or a `uriTemplate`. */
 export type ResourceOptions = FixedResourceOptions | TemplateResourceOptions;

@@ -31,6 +31,8 @@ export type {
 export type {
   CompleteVariable,
   FixedResourceOptions,
+  ListedResource,
+  ListedResources,
   MCPServerOptions,
   ObjectSchema,
   PromptDeclaration,

@@ -5,11 +5,14 @@ import {
   ResourceTemplate,
   type ServerContext,
   type ToolAnnotations,
+  UriTemplate,
   type Variables,
 } from '@modelcontextprotocol/server';
 import { requestContext, resourceContext, toolContext } from './context.js';
 import type { HttpRoute, McpServerOptions, ServerInfo } from './contract.js';
 import type {
+  ListedResource,
+  ListedResources,
   PromptDeclaration,
   ResourceDeclaration,
   ServerDeclaration,
@@ -152,7 +155,7 @@ export class Registry {
     try {
       // Immutable once built, so one serves every SDK server.
       template = new ResourceTemplate(resource.uriTemplate, {
-        list: undefined,
+        list: resource.list === undefined ? undefined : this.#lister(resource, logger),
         ...(resource.complete !== undefined && { complete: { ...resource.complete } }),
       });
     } catch (error) {
@@ -165,6 +168,47 @@ export class Registry {
     }
     this.#templates.push({ template, subscribable });
     this.#registrations.push((server) => server.registerResource(resource.name, template, metadata, read));
+  }
+
+  /** `resources/list`'s callback for a template's `list`: URIs it does not match are left out, and logged. */
+  #lister(resource: ResourceDeclaration & { readonly uriTemplate: string }, logger: Logger) {
+    const list = resource.list as NonNullable<typeof resource.list>;
+    const updates = this.updates;
+    const matcher = new UriTemplate(resource.uriTemplate);
+    return async (mcp: ServerContext) => {
+      let listed: ListedResources;
+      try {
+        listed = await list(requestContext(mcp, logger, updates));
+      } catch (error) {
+        logger.warn('resource list failed', { error: messageOf(error) });
+        throw error;
+      }
+      if (!Array.isArray(listed)) {
+        logger.warn('resource list ignored: list() must return an array', { got: describe(listed) });
+        return { resources: [] };
+      }
+      const resources = [];
+      for (const entry of listed as readonly unknown[]) {
+        const item = typeof entry === 'string' ? { uri: entry } : entry;
+        const uri = (item as { uri?: unknown } | null)?.uri;
+        if (typeof uri !== 'string' || matcher.match(uri) === null) {
+          logger.warn('listed resource left out: not a URI of the template', {
+            uriTemplate: resource.uriTemplate,
+            got: describe(typeof entry === 'string' ? entry : uri),
+          });
+          continue;
+        }
+        const { name, title, description, mimeType } = item as Exclude<ListedResource, string>;
+        resources.push({
+          uri,
+          name: typeof name === 'string' && name !== '' ? name : uri,
+          ...(typeof title === 'string' && { title }),
+          ...(typeof description === 'string' && { description }),
+          ...((mimeType ?? resource.mimeType) !== undefined && { mimeType: mimeType ?? resource.mimeType }),
+        });
+      }
+      return { resources };
+    };
   }
 
   addPrompt(prompt: PromptDeclaration, source: string): void {

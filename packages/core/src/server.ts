@@ -368,7 +368,13 @@ function bind(declaration: ServerDeclaration, instance: object): ServerDeclarati
   return {
     ...declaration,
     tools: (declaration.tools ?? []).map(bound),
-    resources: (declaration.resources ?? []).map(bound),
+    // A template's `list` reads the instance's state too.
+    resources: (declaration.resources ?? []).map((resource) => {
+      const withHandler = bound(resource);
+      return 'list' in resource && typeof resource.list === 'function'
+        ? { ...withHandler, list: resource.list.bind(instance) }
+        : withHandler;
+    }),
     prompts: (declaration.prompts ?? []).map(bound),
   };
 }

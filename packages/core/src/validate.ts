@@ -78,11 +78,13 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
   const name = fields.name;
   if (typeof name !== 'string' || name === '') fail(where, 'name', 'a non-empty string', name);
   const { uri, uriTemplate } = fields;
-  let address: { uri: string } | { uriTemplate: string; complete?: never };
+  let address: { uri: string } | { uriTemplate: string; complete?: never; list?: never };
   if (uriTemplate === undefined) {
     if (typeof uri !== 'string' || !URL.canParse(uri)) {
       fail(where, 'uri', 'an absolute URI such as config://app (or give a uriTemplate)', uri);
     }
+    if (fields.list !== undefined)
+      fail(where, 'list', 'left out: a fixed resource lists itself', fields.list);
     address = { uri };
   } else {
     if (uri !== undefined) fail(where, 'uri', 'left out when there is a uriTemplate', uri);
@@ -97,7 +99,15 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
         Object.values(complete).every((value) => typeof value === 'function');
       if (!valid) fail(where, 'complete', 'an object of functions, by variable name', complete);
     }
-    address = { uriTemplate, ...(complete !== undefined && { complete: complete as never }) };
+    const lister = fields.list;
+    if (lister !== undefined && typeof lister !== 'function') {
+      fail(where, 'list', 'a function returning the URIs the template serves now', lister);
+    }
+    address = {
+      uriTemplate,
+      ...(complete !== undefined && { complete: complete as never }),
+      ...(lister !== undefined && { list: lister as never }),
+    };
   }
   return {
     name,
