@@ -132,6 +132,8 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
       description: 'One note as Markdown',
       mimeType: 'text/markdown',
       complete: { id: (prefix) => completeId(deps.store, prefix) },
+      // Each note also shows in resources/list, under its title.
+      list: () => deps.store.list().map((note) => ({ uri: noteUri(note.id), name: note.title })),
     })
     async note(_uri: URL, { variables }: ResourceContext) {
       const id = String(variables.id);

@@ -161,6 +161,8 @@ export async function runNotesScenario(client: AnyClient, label: string): Promis
 
   const { resources } = await client.listResources();
   expect(resources.map((resource) => resource.uri)).toContain('notes://index');
+  // The template lists every note under its title.
+  expect(resources).toContainEqual(expect.objectContaining({ uri: added.uri, name: title }));
   const { resourceTemplates } = await client.listResourceTemplates();
   expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['notes://{id}']);
 
