@@ -71,6 +71,35 @@ export async function waitFor(
   }
 }
 
+/**
+ * Starts the built example app over streamable HTTP on a free port, with its notes in `dataDir` and the
+ * given drain delay (plus `extraArgs`); resolves once it logged its MCP URL.
+ */
+export async function startExampleHttp(
+  dataDir: string,
+  drainDelayMs: number,
+  env: NodeJS.ProcessEnv,
+  extraArgs: readonly string[] = [],
+): Promise<Child & { url: URL }> {
+  const app = spawnNode(
+    [
+      EXAMPLE_MAIN,
+      '--transport',
+      'streamable-http',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--drain-delay-ms',
+      String(drainDelayMs),
+      ...extraArgs,
+    ],
+    env,
+  );
+  const match = await waitFor(app, /listening on (http:\/\/\S+\/mcp)/, 'stderr');
+  return Object.assign(app, { url: new URL(match[1] as string) });
+}
+
 /** Starts fixtures/server.mjs with the given options; resolves with its MCP URL. */
 export async function startFixture(
   options: object,

@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { configReport, parseConfig } from '@pier/config';
 import { configSpec } from '@pier/example-server/dist/config.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, EXAMPLE_MAIN, exitWithin, spawnNode, tempDir, waitFor } from './child.js';
+import { cleanUp, EXAMPLE_MAIN, exitWithin, spawnNode, startExampleHttp, tempDir } from './child.js';
 import { connectClient } from './mcp.js';
 
 afterEach(cleanUp);
@@ -111,25 +111,12 @@ describe('secrets never printed', () => {
   it('debug logs, show_config, failing tools, bad arguments, health bodies and shutdown logs hold no secret', async () => {
     const dataDir = await tempDir();
     for (const debug of [['--debug'], []]) {
-      const app = spawnNode(
-        [
-          EXAMPLE_MAIN,
-          '--transport',
-          'streamable-http',
-          '--port',
-          '0',
-          '--data-dir',
-          dataDir,
-          '--drain-delay-ms',
-          '0',
-          '--base-url',
-          'http://127.0.0.1:9/',
-          ...debug,
-        ],
-        { ...SECRET_ENV, LOG_LEVEL: 'debug' },
-      );
-      const match = await waitFor(app, /listening on (http:\/\/\S+\/mcp)/, 'stderr');
-      const url = new URL(match[1] as string);
+      const app = await startExampleHttp(dataDir, 0, { ...SECRET_ENV, LOG_LEVEL: 'debug' }, [
+        '--base-url',
+        'http://127.0.0.1:9/',
+        ...debug,
+      ]);
+      const url = app.url;
       const seen: string[] = [];
       const client = await connectClient(url);
       const show = await client.callTool({ name: 'show_config', arguments: {} });

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, EXAMPLE_MAIN, exitWithin, spawnNode, tempDir, waitFor } from './child.js';
+import { cleanUp, exitWithin, startExampleHttp, tempDir, waitFor } from './child.js';
 import { connectClient, textOf } from './mcp.js';
 
 afterEach(cleanUp);
@@ -61,22 +61,8 @@ function describeError(error: unknown): string {
 describe('shutdown under load', () => {
   it('SIGTERM mid-load: readiness 503 at once, every accepted call answered, exit 0, notes intact', async () => {
     const dataDir = await tempDir();
-    const app = spawnNode(
-      [
-        EXAMPLE_MAIN,
-        '--transport',
-        'streamable-http',
-        '--port',
-        '0',
-        '--data-dir',
-        dataDir,
-        '--drain-delay-ms',
-        String(DRAIN_DELAY_MS),
-      ],
-      { API_KEY: 'shutdown-test-key-0123456789' },
-    );
-    const match = await waitFor(app, /listening on (http:\/\/\S+\/mcp)/, 'stderr');
-    const url = new URL(match[1] as string);
+    const app = await startExampleHttp(dataDir, DRAIN_DELAY_MS, { API_KEY: 'shutdown-test-key-0123456789' });
+    const url = app.url;
     const ready = new URL('/health/ready', url);
 
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connectClient(url)));
