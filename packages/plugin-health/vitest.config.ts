@@ -9,12 +9,5 @@ export default defineConfig({
     // Child processes and real sockets are slow on a loaded 2-core CI machine: generous bounds.
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    server: {
-      deps: {
-        // Load @pier/core as Node does, not through Vite: Vite replaces core's dynamic import of its
-        // optional peer @pier/transport-http with a stub that throws, so listen() could not find it.
-        external: [/\/packages\/core\/dist\//],
-      },
-    },
   },
 });

@@ -8,12 +8,5 @@ export default defineConfig({
     // Every test is bounded: servers run in child processes that are killed after each test.
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    server: {
-      deps: {
-        // Load @pier/core as Node does, not through Vite: Vite replaces core's dynamic import of its
-        // optional peer @pier/transport-http with a stub that throws, so listen() could not find it.
-        external: [/\/packages\/core\/dist\//],
-      },
-    },
   },
 });

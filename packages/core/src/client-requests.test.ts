@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ElicitationResult, SamplingResult } from './context.js';
 import { defineServer, defineTool } from './define.js';
-import { PierError } from './errors.js';
+import { MissingClientCapabilityError, PierError } from './errors.js';
 import { createServer, type PierServer } from './server.js';
 import { deferred, ERAS, type Era } from './test-helpers.js';
 
@@ -141,7 +141,7 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     expect(result.structuredContent).toEqual({ action: 'decline', content: null });
   });
 
-  it('rejects with CLIENT_REQUEST_UNAVAILABLE, naming the capability, when the client did not declare it', async () => {
+  it('rejects with a MissingClientCapabilityError, naming the capability, when the client did not declare it', async () => {
     thrown.length = 0;
     const client = await connect(era, {});
     const sampled = await client.callTool({ name: 'summarize', arguments: { text: 'x' } });
@@ -156,8 +156,9 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     });
     expect(thrown).toHaveLength(2);
     for (const error of thrown) {
+      expect(error).toBeInstanceOf(MissingClientCapabilityError);
       expect(error).toBeInstanceOf(PierError);
-      expect((error as PierError).code).toBe('CLIENT_REQUEST_UNAVAILABLE');
+      expect((error as PierError).code).toBe('MISSING_CLIENT_CAPABILITY');
     }
   });
 
@@ -192,20 +193,35 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
   });
 });
 
-describe('over modern (2026-07-28)', () => {
-  it('rejects with CLIENT_REQUEST_UNAVAILABLE: that revision has no server-to-client requests', async () => {
-    thrown.length = 0;
-    const client = await connect('modern', { sampling: {}, elicitation: {} });
-    const sampled = await client.callTool({ name: 'summarize', arguments: { text: 'x' } });
-    expect(sampled).toMatchObject({
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: 'ctx.sample: the client speaks the 2026-07-28 revision, which has no server-to-client requests',
-        },
-      ],
+describe('over modern (2026-07-28): input-required rounds, answered by the SDK client', () => {
+  it('ctx.sample and ctx.elicit are answered through input_required, the handler running again', async () => {
+    const asked: string[] = [];
+    const client = await connect('modern', { sampling: {}, elicitation: {} }, (c) => {
+      c.setRequestHandler('sampling/createMessage', async () => {
+        asked.push('sampling');
+        return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'Short.' } };
+      });
+      c.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(`elicitation ${request.params.message}`);
+        return { action: 'accept', content: { name: 'Grace', plan: 'pro' } };
+      });
     });
-    expect((thrown[0] as PierError).code).toBe('CLIENT_REQUEST_UNAVAILABLE');
+    const sampled = await client.callTool({ name: 'summarize', arguments: { text: 'a long story' } });
+    expect(sampled.isError).toBeFalsy();
+    expect(sampled.structuredContent).toEqual({ type: 'text', text: 'Short.' });
+    const elicited = await client.callTool({ name: 'sign_up', arguments: {} });
+    expect(elicited.structuredContent).toEqual({ action: 'accept', content: { name: 'Grace', plan: 'pro' } });
+    expect(asked).toEqual(['sampling', 'elicitation Who are you?']);
+  });
+
+  it('asking for a capability the request did not declare is the spec’s -32021, naming it', async () => {
+    thrown.length = 0;
+    const client = await connect('modern', {});
+    const failure = await client
+      .callTool({ name: 'summarize', arguments: { text: 'x' } })
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: -32021 });
+    expect(JSON.stringify((failure as { data?: unknown }).data)).toContain('"sampling":{}');
+    expect(thrown[0]).toBeInstanceOf(MissingClientCapabilityError);
   });
 });

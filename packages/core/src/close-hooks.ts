@@ -1,7 +1,6 @@
 // Close hooks: asynchronous cleanup that runs once the transport stopped serving, before `closed`.
-import { messageOf, PierError } from './errors.js';
+import { describe, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
-import { describe } from './validate.js';
 
 /**
  * Cleanup run once by `close()` (and on SIGTERM/SIGINT), after the transport stopped serving and
@@ -11,9 +10,6 @@ export type CloseHook = () => void | Promise<void>;
 
 /** How long all close hooks of a server may take together, unless `closeHookTimeoutMs` says otherwise. */
 export const DEFAULT_CLOSE_HOOK_TIMEOUT_MS = 10_000;
-
-/** Node's longest timer; a longer one would fire at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 interface Entry {
   readonly hook: CloseHook;

@@ -1,8 +1,7 @@
 // Content blocks for tool results and prompt messages, built from what a program has at hand (bytes),
 // checked where they are built rather than by the client that receives them.
 import type { AudioContent, EmbeddedResource, ImageContent } from '@modelcontextprotocol/server';
-import { PierError } from './errors.js';
-import { describe } from './validate.js';
+import { describe, PierError } from './errors.js';
 
 /** Bytes, or a string already in base64. */
 export type BinaryData = Uint8Array | string;

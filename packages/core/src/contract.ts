@@ -1,10 +1,9 @@
-// The contracts between @pier/core and the packages around it (plugins and transports).
-// Types only: nothing here pulls HTTP code into core.
+// The plugin contract: what a plugin is, and what it can do through its context. Types only: nothing here
+// pulls HTTP code into core. The transport contract is in transport-contract.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
-import type { HttpListenOptions } from './http-options.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 
@@ -21,70 +20,6 @@ export interface HttpRoute {
 export interface ServerInfo {
   readonly name: string;
   readonly version: string;
-}
-
-/** What HTTP transports are told about the server they serve (see `@pier/transport-http`). */
-export interface TransportHost {
-  readonly info: ServerInfo;
-  readonly logger: Logger;
-  /** Routes registered by plugins, validated: no two share a method and path. */
-  readonly routes: readonly HttpRoute[];
-  /** Current lifecycle state; `draining` means readiness must fail and new work is winding down. */
-  readonly state: LifecycleState;
-  onStateChange(listener: LifecycleListener): () => void;
-  /**
-   * Builds a fresh SDK server with every tool, resource and prompt registered, bound to the one
-   * instance of the user's class. The SDK does not let one server serve concurrent transports,
-   * so a transport asks for one per connection or per request.
-   */
-  createMcpServer(options?: McpServerOptions): McpServer;
-  /**
-   * Calls `listener(uri)` each time the server announces that a resource changed
-   * (`notifyResourceUpdated`), for a transport that delivers updates to connections core does not see:
-   * the HTTP transport forwards them to the 2026-07-28 `subscriptions/listen` streams of the SDK's
-   * handler. Returns the function that stops it. Absent on hosts of `@pier/core` before 0.2.
-   */
-  onResourceUpdated?(listener: (uri: string) => void): () => void;
-}
-
-/** Options of {@link TransportHost.createMcpServer}. */
-export interface McpServerOptions {
-  /**
-   * `false` for a server that lives for one request (stateless HTTP): it does not advertise
-   * `resources.subscribe`, since no update could reach its client later (`resources/subscribe` is
-   * refused with -32600 either way). Default `true`.
-   */
-  readonly subscriptions?: boolean;
-}
-
-/** Why a transport is being closed. */
-export type CloseReason = 'close' | 'SIGTERM' | 'SIGINT';
-
-/** Options core passes when it closes a transport. */
-export interface TransportCloseOptions {
-  readonly reason: CloseReason;
-  /** The drain delay the user asked for in `close()`, if any; the transport picks its default otherwise. */
-  readonly drainDelayMs?: number;
-}
-
-/** Where a server listens, as reported by `listen()`. For stdio, `url` is `stdio:`. */
-export interface ListenResult {
-  readonly transport: 'stdio' | 'streamable-http';
-  readonly url: string;
-  readonly host?: string;
-  readonly port?: number;
-}
-
-/** A running transport, as returned to core. */
-export interface RunningTransport {
-  readonly address: ListenResult;
-  /** Drains and closes. Resolves once nothing the transport owns keeps the process alive. */
-  close(options: TransportCloseOptions): Promise<void>;
-}
-
-/** The shape `@pier/transport-http` exports for core's dynamic `import()`. */
-export interface HttpTransportModule {
-  startHttpTransport(host: TransportHost, options: HttpListenOptions): Promise<RunningTransport>;
 }
 
 /**
@@ -122,4 +57,60 @@ export interface PluginContext {
    * during setup and after, until the hooks start running. Returns the function that removes the hook.
    */
   onClose(hook: CloseHook): () => void;
+  /**
+   * Extends every SDK server Pier builds (one per stdio connection, per HTTP session, or per stateless
+   * HTTP request): extra capabilities, and request handlers registered after Pier's own. How an extension
+   * (tasks, skills, tracing) plugs in without editing core. Only during setup.
+   */
+  extendMcpServer(extension: McpServerExtension): void;
+  /**
+   * Sets the authenticator HTTP transports run on the MCP endpoint, after the Host/Origin check and before
+   * the body is read. One per server: a second call, from any plugin, is `PLUGIN_INVALID`. Only during setup.
+   */
+  setAuthenticator(authenticator: HttpAuthenticator): void;
+}
+
+/** What a plugin adds to each SDK server Pier builds; see {@link PluginContext.extendMcpServer}. */
+export interface McpServerExtension {
+  /** Merged into the capabilities the server advertises (`initialize`, `server/discover`). */
+  readonly capabilities?: ServerCapabilities;
+  /**
+   * Called with each new SDK server after Pier registered its tools, resources and prompts, before it is
+   * connected: register request handlers here. `era` is the protocol era the server will serve, when the
+   * transport knows it.
+   */
+  readonly setup?: (server: McpServer, context: McpServerSetupContext) => void;
+}
+
+/** What {@link McpServerExtension.setup} is told about the server it extends. */
+export interface McpServerSetupContext {
+  /** `modern` for 2026-07-28 traffic, `legacy` for the 2025 revisions; unknown for a server not built by a transport. */
+  readonly era: 'modern' | 'legacy' | undefined;
+}
+
+/**
+ * Decides who is calling, for every request to the MCP endpoint of an HTTP transport (never for plugin
+ * routes such as `/health`). It runs after the Host/Origin check and before the body is read, so a refused
+ * request costs no body parsing. The `authInfo` it accepts reaches every handler (`ctx.auth`) and the SDK
+ * (`ctx.mcp.http.authInfo`, per-tool scope challenges), on both protocol eras.
+ */
+export interface HttpAuthenticator {
+  authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome>;
+  /**
+   * A stable key for the principal behind `authInfo` (the same user with a refreshed token gives the same
+   * key). A 2025-era session remembers the key of the principal that opened it and answers any other
+   * principal as if the session did not exist. Default: `authInfo.clientId`.
+   */
+  principalOf?(authInfo: AuthInfo): string;
+}
+
+/** What an {@link HttpAuthenticator} decides: go on with `authInfo`, or answer with `refusal` and stop. */
+export type HttpAuthOutcome = { readonly authInfo: AuthInfo } | { readonly refusal: HttpRefusal };
+
+/** An HTTP answer that ends a request: status, headers, and a JSON body. */
+export interface HttpRefusal {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON (`application/json`); omitted means no body. */
+  readonly body?: unknown;
 }

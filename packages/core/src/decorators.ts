@@ -19,8 +19,13 @@ import type {
   ToolReturn,
 } from './declaration.js';
 import { PierError } from './errors.js';
-import { assertUniqueNames } from './registry.js';
-import { validatePrompt, validateResource, validateServerOptions, validateTool } from './validate.js';
+import {
+  assertUniqueNames,
+  validatePrompt,
+  validateResource,
+  validateServerOptions,
+  validateTool,
+} from './validate.js';
 
 /** A class decorator usable under both decorator conventions. */
 export interface ServerClassDecorator {

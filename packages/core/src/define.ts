@@ -10,8 +10,13 @@ import type {
   ToolDefinition,
   ToolReturn,
 } from './declaration.js';
-import { assertUniqueNames } from './registry.js';
-import { validatePrompt, validateResource, validateServerDeclaration, validateTool } from './validate.js';
+import {
+  assertUniqueNames,
+  validatePrompt,
+  validateResource,
+  validateServerDeclaration,
+  validateTool,
+} from './validate.js';
 
 /**
  * Declares a server without decorators. Validated now, like `@MCPServer` at class definition.

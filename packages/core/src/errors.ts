@@ -12,7 +12,8 @@
  * | `TRANSPORT_NOT_INSTALLED` | `listen({ transport: 'streamable-http' })` without `@pier/transport-http` installed |
  * | `ALREADY_LISTENING` | a second `listen()` on one server |
  * | `SERVER_CLOSED` | `listen()` after `close()`; `onClose()` once the close hooks started running |
- * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit` when the client cannot be asked (capability not declared, stateless HTTP, 2026-07-28 era) |
+ * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` when no channel reaches the client (a stateless 2025-era HTTP request) |
+ * | `MISSING_CLIENT_CAPABILITY` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` for a capability the client did not declare (a {@link MissingClientCapabilityError}) |
  */
 export type PierErrorCode =
   | 'DECLARATION_INVALID'
@@ -24,7 +25,8 @@ export type PierErrorCode =
   | 'TRANSPORT_NOT_INSTALLED'
   | 'ALREADY_LISTENING'
   | 'SERVER_CLOSED'
-  | 'CLIENT_REQUEST_UNAVAILABLE';
+  | 'CLIENT_REQUEST_UNAVAILABLE'
+  | 'MISSING_CLIENT_CAPABILITY';
 
 /**
  * The one error class of `@pier/core` (each Pier package has its own, all with a stable string `code`). `code` is stable across versions; `message` is for humans.
@@ -35,13 +37,50 @@ export type PierErrorCode =
  * catch (error) { if (error instanceof PierError && error.code === 'TRANSPORT_NOT_INSTALLED') … }
  * ```
  */
+/** The brand {@link PierError.isInstance} looks for; one symbol for every copy, through the global registry. */
+const BRAND: unique symbol = Symbol.for('@pier/core.PierError') as never;
+
 export class PierError extends Error {
-  override readonly name = 'PierError';
+  override readonly name: string = 'PierError';
   readonly code: PierErrorCode;
 
   constructor(code: PierErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
+  }
+
+  /**
+   * Whether `value` is a `PierError` from any copy of `@pier/core` (two installed copies each have
+   * their own class, so `instanceof` can be false for an error the other copy threw).
+   */
+  static isInstance(value: unknown): value is PierError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [BRAND]?: unknown })[BRAND] === true &&
+      typeof (value as { code?: unknown }).code === 'string'
+    );
+  }
+
+  /** The brand {@link PierError.isInstance} looks for; shared by every copy through the global symbol registry. */
+  get [BRAND](): true {
+    return true;
+  }
+}
+
+/**
+ * A handler asked the client for something it did not declare it can do (`sampling`, `elicitation`,
+ * `roots`). Catch it to do without; left uncaught, the client gets the protocol's missing-capability
+ * error (`-32021`, HTTP 400) on 2026-07-28, and a tool error naming the capability on 2025 revisions.
+ */
+export class MissingClientCapabilityError extends PierError {
+  override readonly name = 'MissingClientCapabilityError';
+  /** What the client would have to declare, as the spec's `requiredCapabilities` names it, e.g. `{ sampling: {} }`. */
+  readonly requiredCapabilities: Readonly<Record<string, object>>;
+
+  constructor(requiredCapabilities: Readonly<Record<string, object>>, message: string) {
+    super('MISSING_CLIENT_CAPABILITY', message);
+    this.requiredCapabilities = requiredCapabilities;
   }
 }
 
@@ -55,3 +94,28 @@ export function messageOf(error: unknown): string {
     return 'unknown error';
   }
 }
+
+/** Throws a {@link PierError} (`DECLARATION_INVALID` unless `code` says otherwise) naming `field` and what it must be. */
+export function fail(
+  where: string,
+  field: string,
+  expected: string,
+  got: unknown,
+  code: PierErrorCode = 'DECLARATION_INVALID',
+): never {
+  throw new PierError(code, `${where}: "${field}" must be ${expected} (got ${describe(got)})`);
+}
+
+/** A short, secret-free description of a bad value for an error message. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string')
+    return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Node's longest timer delay; a longer one fires at once. Every timeout option is bounded by it. */
+export const MAX_TIMER_MS = 2_147_483_647;

@@ -1,9 +1,24 @@
+// The public API of @pier/core. Transport authors find their contract in `@pier/core/transport`.
+
+// The SDK types handlers and tests name: results, content, capabilities, the caller's identity.
+export type {
+  AuthInfo,
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  GetPromptResult,
+  ListRootsResult,
+  PromptMessage,
+  ReadResourceResult,
+  ServerCapabilities,
+} from '@modelcontextprotocol/server';
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
 export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
 export type {
+  ClientCapability,
   ClientRequestOptions,
   ElicitationRequest,
   ElicitationResult,
@@ -16,17 +31,15 @@ export type {
   ToolContext,
 } from './context.js';
 export type {
-  CloseReason,
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRefusal,
   HttpRoute,
-  HttpTransportModule,
-  ListenResult,
-  McpServerOptions,
+  McpServerExtension,
+  McpServerSetupContext,
   PierPlugin,
   PluginContext,
-  RunningTransport,
   ServerInfo,
-  TransportCloseOptions,
-  TransportHost,
 } from './contract.js';
 export type {
   CompleteVariable,
@@ -56,10 +69,8 @@ export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
 export type { PierErrorCode } from './errors.js';
-export { PierError } from './errors.js';
-export type * from './http-options.js';
+export { MissingClientCapabilityError, PierError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
-export { Lifecycle } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
 export type {
@@ -67,7 +78,16 @@ export type {
   CreateServerOptions,
   ListenOptions,
   PierServer,
+  RequestStateOptions,
   StreamableHttpListenOptions,
+  TransportListenOptions,
 } from './server.js';
-export { createServer, TRANSPORTS } from './server.js';
+export { createServer } from './server.js';
 export type { StdioListenOptions } from './stdio.js';
+export type {
+  BusEvent,
+  EventBus,
+  ListenResult,
+  PierTransport,
+  SdkServerOptions,
+} from './transport-contract.js';

@@ -1,10 +1,11 @@
-// Runs one plugin's setup with its PluginContext: registrations go to the registry, and only during setup.
+// Runs one plugin's setup with its PluginContext: registrations go to the declarations, and only during setup.
 import type { CloseHooks } from './close-hooks.js';
+import type { ResourceNotifier } from './context.js';
 import type { PierPlugin, PluginContext, ServerInfo } from './contract.js';
+import type { Declarations } from './declarations.js';
 import { messageOf, PierError } from './errors.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Logger } from './logger.js';
-import type { Registry } from './registry.js';
 import { validatePrompt, validateResource, validateTool } from './validate.js';
 
 /** What a plugin's context is built from. */
@@ -12,7 +13,8 @@ export interface PluginHost {
   readonly info: ServerInfo;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
-  readonly registry: Registry;
+  readonly declarations: Declarations;
+  readonly notifier: ResourceNotifier;
   readonly closeHooks: CloseHooks;
 }
 
@@ -22,7 +24,7 @@ export interface PluginHost {
  */
 export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
   const source = `plugin "${plugin.name}"`;
-  const { lifecycle, registry } = host;
+  const { lifecycle, declarations: registry } = host;
   const logger = host.logger.child(plugin.name);
   let open = true;
   const whileOpen = (what: string) => {
@@ -56,8 +58,16 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
       registry.addRoute(route, source);
     },
     logger,
-    notifyResourceUpdated: (uri) => registry.updates.notify(uri),
+    notifyResourceUpdated: (uri) => host.notifier.notify(uri),
     onClose: (hook) => host.closeHooks.add(hook, logger, `${source}: onClose`),
+    extendMcpServer: (extension) => {
+      whileOpen('extendMcpServer');
+      registry.addExtension(extension, source);
+    },
+    setAuthenticator: (authenticator) => {
+      whileOpen('setAuthenticator');
+      registry.setAuthenticator(authenticator, source);
+    },
   };
   try {
     const returned: unknown = plugin.setup(ctx);

@@ -4,7 +4,8 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ObjectSchema } from './declaration.js';
-import { fail, isZodShape } from './validate.js';
+import { fail } from './errors.js';
+import { isZodShape } from './validate.js';
 
 type JsonSchema = Record<string, unknown>;
 type JsonSchemaOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];

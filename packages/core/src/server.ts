@@ -1,38 +1,71 @@
 // createServer: a declaration plus its plugins → a server that listens and closes.
-import type { McpServer } from '@modelcontextprotocol/server';
-import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS, MAX_TIMEOUT_MS } from './close-hooks.js';
-import type {
-  CloseReason,
-  HttpRoute,
-  ListenResult,
-  McpServerOptions,
-  PierPlugin,
-  RunningTransport,
-  ServerInfo,
-  TransportHost,
-} from './contract.js';
+import { randomBytes } from 'node:crypto';
+import { InMemoryServerEventBus, type McpServer } from '@modelcontextprotocol/server';
+import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
+import type { HttpAuthenticator, HttpRoute, PierPlugin, ServerInfo } from './contract.js';
 import type { ServerDeclaration } from './declaration.js';
+import { Declarations } from './declarations.js';
 import { classDeclaration } from './decorators.js';
-import { messageOf, PierError } from './errors.js';
-import type { HttpListenOptions } from './http-options.js';
+import { describe, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
+import { DEFAULT_MAX_ROUNDS } from './input-required.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
 import { setUpPlugin } from './plugins.js';
-import { Registry } from './registry.js';
+import { SdkServerBuilder, templateLister } from './sdk-servers.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
+import { ResourceUpdates } from './subscriptions.js';
+import type {
+  CloseReason,
+  EventBus,
+  ListenResult,
+  PierTransport,
+  RunningTransport,
+  SdkServerOptions,
+  TransportHost,
+} from './transport-contract.js';
 import { loadHttpTransport } from './transport-loader.js';
-import { describe, validatePlugins, validateServerDeclaration } from './validate.js';
+import { validatePlugins, validateServerDeclaration } from './validate.js';
 
-/** Options of `listen()` for `@pier/transport-http`; see that package for defaults. */
-export type StreamableHttpListenOptions = HttpListenOptions & { readonly transport: 'streamable-http' };
+/**
+ * `listen({ transport: 'streamable-http', port, … })`: a shortcut that loads `@pier/transport-http` and
+ * passes the other options to its `httpTransport()`, which validates and documents them. Importing
+ * `httpTransport` yourself gives the same server with typed options.
+ */
+export interface StreamableHttpListenOptions {
+  readonly transport: 'streamable-http';
+  readonly host?: string;
+  readonly port?: number;
+  readonly [option: string]: unknown;
+}
 
-/** Options of `listen()`: nothing (or `transport: 'stdio'`) for stdio, or the HTTP transport's. */
-export type ListenOptions = StdioListenOptions | StreamableHttpListenOptions;
+/** `listen({ transport })` with a transport object, such as `httpTransport(options)`. */
+export interface TransportListenOptions {
+  readonly transport: PierTransport;
+}
 
-/** The transports `listen()` knows. */
-export const TRANSPORTS = ['stdio', 'streamable-http'] as const;
+/**
+ * Options of `listen()`: nothing (or `transport: 'stdio'`) for stdio, a transport object
+ * (`httpTransport(options)`), or the `'streamable-http'` shortcut.
+ */
+export type ListenOptions = StdioListenOptions | StreamableHttpListenOptions | TransportListenOptions;
 
+/** The transports `listen()` knows by name. */
+const TRANSPORT_NAMES = ['stdio', 'streamable-http'] as const;
+
+/** `requestState` option of {@link createServer}: how input-required state is signed. */
+export interface RequestStateOptions {
+  /**
+   * The HMAC key that signs `requestState`, at least 32 bytes (a string counts its UTF-8 bytes). Every
+   * replica of one server needs the same key, so that a round signed by one is accepted by the next: load
+   * it from configuration as a secret. Default: a random key per process, good for one process only.
+   */
+  readonly key?: string | Uint8Array;
+  /** How long a client has to answer before the state expires. Default 600 s. */
+  readonly ttlSeconds?: number;
+  /** Input rounds one request may take. Default 8. */
+  readonly maxRounds?: number;
+}
 /** Options of {@link createServer}. */
 export interface CreateServerOptions {
   /** Lowest level logged. Default: `PIER_LOG_LEVEL`, else `info`. */
@@ -53,6 +86,13 @@ export interface CreateServerOptions {
    * Default 10 000 ms.
    */
   readonly closeHookTimeoutMs?: number;
+  /**
+   * Carries change events (resource updates, list changes) to every connection. Default: in memory, for
+   * one process; several replicas share one backed by a broker (`@pier/redis`).
+   */
+  readonly eventBus?: EventBus;
+  /** How input-required `requestState` is signed (key, expiry, rounds). See {@link RequestStateOptions}. */
+  readonly requestState?: RequestStateOptions;
 }
 
 /** Options of {@link PierServer.close}. */
@@ -68,8 +108,12 @@ export interface CloseOptions {
 export interface PierServer extends TransportHost {
   /** Where the server listens, once `listen()` resolved. */
   readonly address: ListenResult | undefined;
-  /** Serves stdio (default) or streamable HTTP. Rejects with a {@link PierError} on misuse. */
-  listen(options?: ListenOptions): Promise<ListenResult>;
+  /**
+   * Serves stdio (default), a transport object (`listen(httpTransport({ port }))` or
+   * `listen({ transport: httpTransport(…) })`), or the `'streamable-http'` shortcut. Rejects with a
+   * {@link PierError} on misuse.
+   */
+  listen(options?: ListenOptions | PierTransport): Promise<ListenResult>;
   /** Drains and closes; idempotent (every call returns the same promise). */
   close(options?: CloseOptions): Promise<void>;
   /**
@@ -91,8 +135,6 @@ export interface PierServer extends TransportHost {
    * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
    */
   notifyResourceUpdated(uri: string): Promise<void>;
-  /** See {@link TransportHost.onResourceUpdated}: every `notifyResourceUpdated(uri)` calls `listener(uri)`. */
-  onResourceUpdated(listener: (uri: string) => void): () => void;
 }
 
 /**
@@ -137,8 +179,11 @@ class Server implements PierServer {
   readonly info: ServerInfo;
   readonly logger: Logger;
   readonly routes: readonly HttpRoute[];
+  readonly events: EventBus;
+  readonly authenticator: HttpAuthenticator | undefined;
   readonly #lifecycle: Lifecycle;
-  readonly #registry: Registry;
+  readonly #updates: ResourceUpdates;
+  readonly #builder: SdkServerBuilder;
   readonly #host: TransportHost;
   readonly #handleSignals: boolean;
   readonly #closeHooks: CloseHooks;
@@ -166,30 +211,46 @@ class Server implements PierServer {
     this.#lifecycle = new Lifecycle((error) =>
       this.logger.error('a lifecycle listener threw', { error: messageOf(error) }),
     );
-    this.#registry = new Registry(
-      {
-        ...this.info,
-        ...(declaration.title !== undefined && { title: declaration.title }),
-        ...(declaration.description !== undefined && { description: declaration.description }),
-      },
-      declaration.instructions,
-      this.logger,
-    );
-    for (const tool of declaration.tools ?? []) this.#registry.addTool(tool, source);
-    for (const resource of declaration.resources ?? []) this.#registry.addResource(resource, source);
-    for (const prompt of declaration.prompts ?? []) this.#registry.addPrompt(prompt, source);
+    this.events =
+      options.eventBus ??
+      new InMemoryServerEventBus((error) =>
+        this.logger.warn('an event listener failed', { error: messageOf(error) }),
+      );
+    this.#updates = new ResourceUpdates(this.logger, this.events);
+    const declarations = new Declarations(templateLister(this.logger, this.#updates));
+    for (const tool of declaration.tools ?? []) declarations.addTool(tool, source);
+    for (const resource of declaration.resources ?? []) declarations.addResource(resource, source);
+    for (const prompt of declaration.prompts ?? []) declarations.addPrompt(prompt, source);
     const pluginHost = {
       info: this.info,
       logger: this.logger,
       lifecycle: this.#lifecycle,
-      registry: this.#registry,
+      declarations,
+      notifier: this.#updates,
       closeHooks: this.#closeHooks,
     };
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
-    this.routes = this.#registry.routes;
-    const registry = this.#registry;
-    const createMcpServer = (options?: McpServerOptions) => registry.createMcpServer(options);
+    this.routes = declarations.routes;
+    this.authenticator = declarations.authenticator;
+    const requestState = options.requestState ?? {};
+    this.#builder = new SdkServerBuilder(declarations, {
+      info: {
+        ...this.info,
+        ...(declaration.title !== undefined && { title: declaration.title }),
+        ...(declaration.description !== undefined && { description: declaration.description }),
+      },
+      instructions: declaration.instructions,
+      logger: this.logger,
+      updates: this.#updates,
+      requestState: {
+        key: requestState.key ?? randomBytes(32),
+        ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
+      },
+      maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
+    });
+    const builder = this.#builder;
+    const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
     const lifecycle = this.#lifecycle;
     this.#host = Object.freeze({
       info: this.info,
@@ -200,9 +261,15 @@ class Server implements PierServer {
       },
       onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
       createMcpServer,
-      onResourceUpdated: (listener: (uri: string) => void) => registry.updates.forward(listener),
+      events: this.events,
+      authenticator: this.authenticator,
     });
     this.createMcpServer = createMcpServer;
+    if (requestState.key === undefined && declarations.tools.length + declarations.prompts.length > 0) {
+      this.logger.debug(
+        'input-required state is signed with a random per-process key; replicas need requestState.key',
+      );
+    }
     this.logger.debug('created', {
       plugins: plugins.map((p) => p.name).join(',') || undefined,
       routes: this.routes.length,
@@ -210,11 +277,7 @@ class Server implements PierServer {
   }
 
   /** A fresh SDK server with everything registered (bound: pass it as an SDK server factory). */
-  readonly createMcpServer: (options?: McpServerOptions) => McpServer;
-
-  onResourceUpdated(listener: (uri: string) => void): () => void {
-    return this.#registry.updates.forward(listener);
-  }
+  readonly createMcpServer: (options?: SdkServerOptions) => McpServer;
 
   get state(): LifecycleState {
     return this.#lifecycle.state;
@@ -229,22 +292,22 @@ class Server implements PierServer {
   }
 
   notifyResourceUpdated(uri: string): Promise<void> {
-    return this.#registry.updates.notify(uri);
+    return this.#updates.notify(uri);
   }
 
   onClose(hook: CloseHook): () => void {
     return this.#closeHooks.add(hook, this.logger, 'onClose');
   }
 
-  async listen(options: ListenOptions = {}): Promise<ListenResult> {
+  async listen(options: ListenOptions | PierTransport = {}): Promise<ListenResult> {
     if (typeof options !== 'object' || options === null) {
       throw new PierError('OPTIONS_INVALID', `listen: options must be an object (got ${describe(options)})`);
     }
-    const transport = options.transport ?? 'stdio';
-    if (!(TRANSPORTS as readonly unknown[]).includes(transport)) {
+    const transport = isTransport(options) ? options : (options.transport ?? 'stdio');
+    if (!isTransport(transport) && !(TRANSPORT_NAMES as readonly unknown[]).includes(transport)) {
       throw new PierError(
         'UNKNOWN_TRANSPORT',
-        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}`,
+        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}, or a transport object such as httpTransport(options)`,
       );
     }
     if (this.#closing) {
@@ -257,7 +320,7 @@ class Server implements PierServer {
         `listen: server "${this.info.name}" is already listening${where}`,
       );
     }
-    this.#listening = this.#start(options);
+    this.#listening = this.#start(isTransport(options) ? { transport: options } : options);
     try {
       return await this.#listening;
     } catch (error) {
@@ -293,20 +356,17 @@ class Server implements PierServer {
       });
     }
     let running: RunningTransport;
-    if (options.transport === 'streamable-http') {
-      const { transport: _, ...httpOptions } = options;
-      const module = await loadHttpTransport();
-      running = await module.startHttpTransport(this.#host, httpOptions);
+    const { transport } = options;
+    if (isTransport(transport)) {
+      running = await transport.start(this.#host);
+    } else if (transport === 'streamable-http') {
+      const { transport: _, ...httpOptions } = options as StreamableHttpListenOptions;
+      running = await (await loadHttpTransport(httpOptions)).start(this.#host);
     } else {
-      running = startStdioTransport(
-        this.#host,
-        options,
-        () => {
-          this.logger.info('stdin ended: closing');
-          this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
-        },
-        this.#registry.updates,
-      );
+      running = startStdioTransport(this.#host, options as StdioListenOptions, () => {
+        this.logger.info('stdin ended: closing');
+        this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
+      });
     }
     this.#transport = running;
     this.#address = running.address;
@@ -333,6 +393,7 @@ class Server implements PierServer {
       // Even after a failed transport close: the application's resources still need releasing.
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
+      this.#updates.close();
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
       this.#unwatchSignals = undefined;
@@ -403,13 +464,15 @@ function serverOptions(value: unknown): CreateServerOptions {
   const timeout = options.closeHookTimeoutMs;
   if (
     timeout !== undefined &&
-    !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 && timeout <= MAX_TIMEOUT_MS)
+    !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS)
   ) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMEOUT_MS} (got ${describe(timeout)})`,
+      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(timeout)})`,
     );
   }
+  validateEventBus(options.eventBus);
+  validateRequestState(options.requestState);
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }
@@ -420,4 +483,58 @@ function serverOptions(value: unknown): CreateServerOptions {
     } as CreateServerOptions;
   }
   return options as CreateServerOptions;
+}
+
+function isTransport(value: unknown): value is PierTransport {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<PierTransport>).start === 'function' &&
+    typeof (value as Partial<PierTransport>).name === 'string'
+  );
+}
+
+function validateEventBus(bus: unknown): void {
+  if (bus === undefined) return;
+  const { publish, subscribe } = (bus ?? {}) as Partial<EventBus>;
+  if (typeof publish !== 'function' || typeof subscribe !== 'function') {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: eventBus must have publish(event) and subscribe(listener) methods (got ${describe(bus)})`,
+    );
+  }
+}
+
+/** Checks `requestState` without ever quoting the key. */
+function validateRequestState(value: unknown): void {
+  if (value === undefined) return;
+  const where = 'createServer: requestState';
+  if (typeof value !== 'object' || value === null) {
+    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
+  }
+  const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
+  if (key !== undefined) {
+    const bytes =
+      typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;
+    if (bytes < 32) {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        bytes < 0
+          ? `${where}.key must be a string or a Uint8Array of at least 32 bytes`
+          : `${where}.key must be at least 32 bytes long (it has ${bytes}); generate one with: openssl rand -base64 48`,
+      );
+    }
+  }
+  if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && (ttlSeconds as number) > 0)) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `${where}.ttlSeconds must be a whole number > 0 (got ${describe(ttlSeconds)})`,
+    );
+  }
+  if (maxRounds !== undefined && !(Number.isInteger(maxRounds) && (maxRounds as number) > 0)) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `${where}.maxRounds must be a whole number > 0 (got ${describe(maxRounds)})`,
+    );
+  }
 }

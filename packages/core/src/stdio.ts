@@ -8,8 +8,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { RunningTransport, TransportHost } from './contract.js';
-import type { ResourceUpdates } from './subscriptions.js';
+import type { RunningTransport, TransportHost } from './transport-contract.js';
 
 /** Options of `listen()` for stdio (the default transport). */
 export interface StdioListenOptions {
@@ -25,27 +24,19 @@ export const STDIO_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * Serves `host` over stdio. `onEnd` is called when the client ends the connection (stdin closed),
- * not when Pier closes it. A 2026-07-28 connection is registered with `updates`, so that resource
- * updates reach its `subscriptions/listen` streams.
+ * not when Pier closes it. The connection's server is told its era, so that a 2026-07-28 one hears resource
+ * updates on its `subscriptions/listen` streams.
  */
 export function startStdioTransport(
   host: TransportHost,
   options: StdioListenOptions,
   onEnd: () => void,
-  updates?: Pick<ResourceUpdates, 'listen'>,
 ): RunningTransport {
   const wire = new AnsweringTransport(new StdioServerTransport(options.stdin, options.stdout));
-  const handle = serveStdio(
-    ({ era }) => {
-      const server = host.createMcpServer();
-      if (era === 'modern') updates?.listen(server);
-      return server;
-    },
-    {
-      transport: wire,
-      onerror: (error) => host.logger.warn('stdio', { error: error.message }),
-    },
-  );
+  const handle = serveStdio(({ era }) => host.createMcpServer({ era }), {
+    transport: wire,
+    onerror: (error) => host.logger.warn('stdio', { error: error.message }),
+  });
   let closing = false;
   wire.onEnd = () => {
     if (!closing) onEnd();

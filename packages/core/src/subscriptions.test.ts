@@ -3,6 +3,7 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import {
+  InMemoryServerEventBus,
   InMemoryTransport,
   type JSONRPCMessage,
   type McpServer,
@@ -18,6 +19,7 @@ import { createLogger } from './logger.js';
 import { createServer } from './server.js';
 import { ResourceUpdates } from './subscriptions.js';
 import { connect, ERAS, type Era } from './test-helpers.js';
+import type { BusEvent, EventBus } from './transport-contract.js';
 
 let clients: Client[] = [];
 afterEach(async () => {
@@ -28,7 +30,7 @@ afterEach(async () => {
 let pluginContext: PluginContext | undefined;
 let content = 'v1';
 
-function serve(subscribable = true) {
+function serve(subscribable = true, eventBus?: EventBus) {
   return createServer(
     defineServer({
       name: 'watched',
@@ -62,7 +64,7 @@ function serve(subscribable = true) {
         },
       ],
     }),
-    { handleSignals: false, logStream: { write: () => true } },
+    { handleSignals: false, logStream: { write: () => true }, ...(eventBus && { eventBus }) },
   );
 }
 
@@ -194,7 +196,7 @@ describe('a server that never saw initialize (how stateless HTTP serves each req
 });
 
 describe('for transports that deliver updates their own way', () => {
-  it('onResourceUpdated hears every announced URI until stopped; a failing listener stops no one', async () => {
+  it('server.events hears every announced URI until unsubscribed; a failing listener stops no one', async () => {
     const lines: string[] = [];
     const server = createServer(
       defineServer({
@@ -207,17 +209,19 @@ describe('for transports that deliver updates their own way', () => {
       { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
     );
     const heard: string[] = [];
-    const stopFailing = server.onResourceUpdated(() => {
+    const stopFailing = server.events.subscribe(() => {
       throw new Error('listener broke');
     });
-    const stop = server.onResourceUpdated((uri) => heard.push(uri));
+    const stop = server.events.subscribe((event) => {
+      if (event.kind === 'resource_updated') heard.push(event.uri);
+    });
     await server.notifyResourceUpdated('app://status');
     await server.notifyResourceUpdated('users://7');
     stop();
     stopFailing();
     await server.notifyResourceUpdated('app://status');
     expect(heard).toEqual(['app://status', 'users://7']);
-    expect(lines.join('')).toMatch(/WARN .*resource update not forwarded .*listener broke/);
+    expect(lines.join('')).toMatch(/WARN .*an event listener failed .*listener broke/);
   });
 
   it('createMcpServer({ subscriptions: false }) does not advertise resources.subscribe', async () => {
@@ -243,7 +247,10 @@ describe('for transports that deliver updates their own way', () => {
 describe('ResourceUpdates', () => {
   it('forgets the subscriptions of a connection once it closes', async () => {
     const server = serve();
-    const hub = new ResourceUpdates(createLogger({ stream: { write: () => true } }));
+    const hub = new ResourceUpdates(
+      createLogger({ stream: { write: () => true } }),
+      new InMemoryServerEventBus(),
+    );
     const mcp = server.createMcpServer();
     hub.serve(mcp, () => 'subscribable');
     const { peer } = await rawPeer(mcp);
@@ -309,3 +316,61 @@ class StreamTransport implements Transport {
     this.onclose?.();
   }
 }
+
+describe('a replaced event bus (the seam replicas share)', () => {
+  /** Two buses joined like two replicas on one broker: each delivers locally, then to the other. */
+  function joinedBuses(): [EventBus, EventBus] {
+    const make = (): EventBus & {
+      local: InMemoryServerEventBus;
+      peer?: EventBus & { local: InMemoryServerEventBus };
+    } => {
+      const local = new InMemoryServerEventBus();
+      const bus = {
+        local,
+        publish(event: BusEvent) {
+          local.publish(event);
+          bus.peer?.local.publish(event);
+        },
+        subscribe: (listener: (event: BusEvent) => void) => local.subscribe(listener),
+      } as EventBus & { local: InMemoryServerEventBus; peer?: EventBus & { local: InMemoryServerEventBus } };
+      return bus;
+    };
+    const a = make();
+    const b = make();
+    a.peer = b;
+    b.peer = a;
+    return [a, b];
+  }
+
+  it.each(['legacy', 'modern'] as const)(
+    'an update announced on one server reaches a %s client of another that shares its bus',
+    async (era) => {
+      const [busA, busB] = joinedBuses();
+      const replicaA = serve(true, busA);
+      const replicaB = serve(true, busB);
+      const { client: connected, updates } = await client(replicaA, era);
+      if (era === 'legacy') await connected.subscribeResource({ uri: 'app://status' });
+      else await connected.listen({ resourceSubscriptions: ['app://status'] });
+      await replicaB.notifyResourceUpdated('app://status');
+      await until(() => updates.includes('app://status'), 'the update from the other replica');
+      expect(updates).toEqual(['app://status']);
+    },
+  );
+
+  it('without the shared bus, the other server’s update never arrives (negative control)', async () => {
+    const replicaA = serve();
+    const replicaB = serve();
+    const { client: connected, updates } = await client(replicaA, 'legacy');
+    await connected.subscribeResource({ uri: 'app://status' });
+    await replicaB.notifyResourceUpdated('app://status');
+    await replicaA.notifyResourceUpdated('app://license-marker');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(updates).toEqual([]);
+  });
+
+  it('createServer refuses an eventBus without publish and subscribe', () => {
+    expect(() =>
+      createServer(defineServer({ name: 'x', version: '1.0.0' }), { eventBus: {} as never }),
+    ).toThrow(/eventBus must have publish\(event\) and subscribe\(listener\)/);
+  });
+});

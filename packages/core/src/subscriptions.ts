@@ -1,33 +1,39 @@
-// Resource subscriptions (`resources/subscribe`, 2025 revisions) and the updates they ask for: which
-// connection subscribed to which URI, and `notifications/resources/updated` to exactly those.
+// Change events for the connections core builds: resource subscriptions (`resources/subscribe`, 2025
+// revisions) and the notifications they ask for. Every change goes through the server's event bus, so a
+// change raised anywhere (this process, or another replica on a shared bus) reaches every connection once.
 import {
   type McpServer,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
 } from '@modelcontextprotocol/server';
-import { messageOf, PierError } from './errors.js';
+import { describe, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
-import { describe } from './validate.js';
+import type { BusEvent, EventBus } from './transport-contract.js';
 
 /** How a URI relates to the server's resources, for `resources/subscribe`. */
 export type UriKind = 'subscribable' | 'static' | 'unknown';
 
 /**
- * The subscriptions of every live connection. A connection is one SDK server (one per stdio
- * connection or HTTP session); its subscriptions are forgotten when it closes, so memory is bounded
- * by the connections the transport keeps.
+ * The long-lived connections core built (one SDK server per stdio connection or HTTP session) and what
+ * each subscribed to. A connection is forgotten when it closes, so memory is bounded by the connections
+ * the transport keeps. Per-request servers are not tracked: the SDK's HTTP handler hears the bus itself.
  */
 export class ResourceUpdates {
+  /** 2025-era connections and the URIs each subscribed to. */
   readonly #subscribers = new Map<McpServer, Set<string>>();
-  /** 2026-07-28 connections: the SDK routes each update to their `subscriptions/listen` streams. */
-  readonly #listeners = new Set<McpServer>();
-  /** Transports that deliver updates their own way (the HTTP transport's `subscriptions/listen` streams). */
-  readonly #forwards = new Set<(uri: string) => void>();
+  /** Every long-lived connection, for list-changed events; 2026-07-28 ones also for resource updates. */
+  readonly #connections = new Map<McpServer, 'modern' | 'legacy' | undefined>();
   readonly #logger: Logger;
+  readonly #bus: EventBus;
+  /** Deliveries started by the event being published right now (the in-memory bus is synchronous). */
+  #deliveries: Promise<void>[] | undefined;
+  readonly #unsubscribe: () => void;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, bus: EventBus) {
     this.#logger = logger;
+    this.#bus = bus;
+    this.#unsubscribe = bus.subscribe((event) => this.#deliver(event));
   }
 
   /** Connections holding at least one subscription. */
@@ -70,28 +76,22 @@ export class ResourceUpdates {
   }
 
   /**
-   * Registers a long-lived 2026-07-28 connection (stdio): it has no `resources/subscribe`; its client
-   * opens `subscriptions/listen` streams instead, and the SDK delivers each update to those whose
-   * filter names the URI. Forgotten when the connection closes.
+   * Registers a connection that outlives a request (stdio, an HTTP session): it hears list changes, and a
+   * 2026-07-28 one hears every resource update (the SDK routes them to its `subscriptions/listen` streams).
+   * Forgotten when the connection closes.
    */
-  listen(server: McpServer): void {
-    this.#listeners.add(server);
-    this.#onClose(server, () => this.#listeners.delete(server));
+  connect(server: McpServer, era: 'modern' | 'legacy' | undefined): void {
+    this.#connections.set(server, era);
+    this.#onClose(server, () => {
+      this.#connections.delete(server);
+      this.#subscribers.delete(server);
+    });
   }
 
   /**
-   * Calls `forward(uri)` on every update, for a transport whose connections are not SDK servers that
-   * outlive a request (on stateless HTTP, 2026-07-28 `subscriptions/listen` streams belong to the SDK's
-   * handler). Returns the function that stops it.
+   * Publishes `notifications/resources/updated` for `uri` on the bus. Resolves once this process's
+   * connections were sent it (other replicas deliver on their own).
    */
-  forward(forward: (uri: string) => void): () => void {
-    this.#forwards.add(forward);
-    return () => {
-      this.#forwards.delete(forward);
-    };
-  }
-
-  /** Sends `notifications/resources/updated` for `uri` to every connection subscribed to it. */
   async notify(uri: string): Promise<void> {
     if (typeof uri !== 'string' || uri === '') {
       throw new PierError(
@@ -99,22 +99,52 @@ export class ResourceUpdates {
         `notifyResourceUpdated: uri must be a non-empty string (got ${describe(uri)})`,
       );
     }
-    const sends: Promise<void>[] = [];
-    const send = (server: McpServer) =>
-      server.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
-        // A connection going away while we send: its subscriptions go with it.
-        this.#logger.debug('resource update not delivered', { uri, error: messageOf(error) });
-      });
-    for (const [server, uris] of this.#subscribers) if (uris.has(uri)) sends.push(send(server));
-    for (const server of this.#listeners) sends.push(send(server));
-    for (const forward of this.#forwards) {
-      try {
-        forward(uri);
-      } catch (error) {
-        this.#logger.warn('resource update not forwarded', { uri, error: messageOf(error) });
-      }
+    await this.publish({ kind: 'resource_updated', uri });
+  }
+
+  /** Publishes `event`; resolves once the deliveries it started in this process are done. */
+  async publish(event: BusEvent): Promise<void> {
+    const outer = this.#deliveries;
+    const started: Promise<void>[] = [];
+    this.#deliveries = started;
+    try {
+      this.#bus.publish(event);
+    } catch (error) {
+      // The contract says publish never throws; a bus that does must not break the caller.
+      this.#logger.warn('event bus publish failed', { kind: event.kind, error: messageOf(error) });
+    } finally {
+      this.#deliveries = outer;
     }
-    await Promise.all(sends);
+    await Promise.all(started);
+  }
+
+  /** Stops listening to the bus (the server closed). */
+  close(): void {
+    this.#unsubscribe();
+  }
+
+  #deliver(event: BusEvent): void {
+    const send = (server: McpServer, sending: (server: McpServer) => Promise<void>) => {
+      const delivery = sending(server).catch((error: unknown) => {
+        // A connection going away while we send: its subscriptions go with it.
+        this.#logger.debug('change not delivered', { kind: event.kind, error: messageOf(error) });
+      });
+      this.#deliveries?.push(delivery);
+    };
+    if (event.kind === 'resource_updated') {
+      const { uri } = event;
+      const sending = (server: McpServer) => server.server.sendResourceUpdated({ uri });
+      for (const [server, uris] of this.#subscribers) if (uris.has(uri)) send(server, sending);
+      for (const [server, era] of this.#connections) if (isModern(server, era)) send(server, sending);
+      return;
+    }
+    const sending =
+      event.kind === 'tools_list_changed'
+        ? (server: McpServer) => server.server.sendToolListChanged()
+        : event.kind === 'prompts_list_changed'
+          ? (server: McpServer) => server.server.sendPromptListChanged()
+          : (server: McpServer) => server.server.sendResourceListChanged();
+    for (const server of this.#connections.keys()) send(server, sending);
   }
 
   #uris(server: McpServer): Set<string> {
@@ -123,7 +153,7 @@ export class ResourceUpdates {
       // Kept (possibly empty) until the connection closes, so that its close is hooked only once.
       uris = new Set();
       this.#subscribers.set(server, uris);
-      this.#onClose(server, () => this.#subscribers.delete(server));
+      if (!this.#connections.has(server)) this.#onClose(server, () => this.#subscribers.delete(server));
     }
     return uris;
   }
@@ -136,4 +166,12 @@ export class ResourceUpdates {
       previous?.();
     };
   }
+}
+
+/**
+ * Whether a connection speaks 2026-07-28: as the transport said, or, for a server handed to the SDK without
+ * one (`serveStdio(() => server.createMcpServer())`), because it never saw a 2025 `initialize`.
+ */
+function isModern(server: McpServer, era: 'modern' | 'legacy' | undefined): boolean {
+  return era === 'modern' || (era === undefined && server.server.getClientCapabilities() === undefined);
 }

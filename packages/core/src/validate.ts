@@ -7,7 +7,7 @@ import type {
   ServerDeclaration,
   ToolDeclaration,
 } from './declaration.js';
-import { PierError, type PierErrorCode } from './errors.js';
+import { fail, PierError } from './errors.js';
 
 const VERSION = /^\d+(\.\d+){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 // SEP-986; the SDK only warns (on every registration, so on every HTTP request): Pier refuses instead.
@@ -135,26 +135,32 @@ export function validatePrompt(value: unknown, where: string): PromptDeclaration
   };
 }
 
-/** Throws the `DECLARATION_INVALID` error for `field`. */
-export function fail(
-  where: string,
-  field: string,
-  expected: string,
-  got: unknown,
-  code: PierErrorCode = 'DECLARATION_INVALID',
-): never {
-  throw new PierError(code, `${where}: "${field}" must be ${expected} (got ${describe(got)})`);
-}
-
-/** A short, secret-free description of a bad value for an error message. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'string')
-    return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+/** Throws `DUPLICATE_NAME` when a declaration repeats a tool, resource or prompt name (or a resource URI). */
+export function assertUniqueNames(declaration: ServerDeclaration, source: string): void {
+  const check = (kind: string, names: readonly string[]) => {
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name))
+        throw new PierError('DUPLICATE_NAME', `${source} declares two ${kind}s named "${name}"`);
+      seen.add(name);
+    }
+  };
+  check(
+    'tool',
+    (declaration.tools ?? []).map((t) => t.name),
+  );
+  check(
+    'resource',
+    (declaration.resources ?? []).map((r) => r.name),
+  );
+  check(
+    'resource URI',
+    (declaration.resources ?? []).map((r) => r.uri ?? r.uriTemplate ?? ''),
+  );
+  check(
+    'prompt',
+    (declaration.prompts ?? []).map((p) => p.name),
+  );
 }
 
 /** Whether `value` is a zod (v4) schema. */

@@ -43,6 +43,8 @@ export function countingRoutes(plugin: PierPlugin): {
         logger: ctx.logger,
         notifyResourceUpdated: (uri) => ctx.notifyResourceUpdated(uri),
         onClose: (hook) => ctx.onClose(hook),
+        extendMcpServer: (extension) => ctx.extendMcpServer(extension),
+        setAuthenticator: (authenticator) => ctx.setAuthenticator(authenticator),
         addRoute: (route) =>
           ctx.addRoute({
             ...route,

@@ -4,14 +4,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type HttpRoute,
-  Lifecycle,
-  type LogFields,
-  type Logger,
-  type PierPlugin,
-  type PluginContext,
-} from '@pier/core';
+import type { LogFields, Logger, PierPlugin, PluginContext } from '@pier/core';
+import { type HttpRoute, Lifecycle } from '@pier/core/transport';
 
 export interface LogLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
@@ -69,6 +63,8 @@ export async function startTestServer(
     async notifyResourceUpdated() {},
     // The plugin registers no close hook; this bare host has none to run.
     onClose: () => () => {},
+    extendMcpServer() {},
+    setAuthenticator() {},
   };
   plugin.setup(ctx);
 

@@ -1,4 +1,4 @@
-import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { EventStore, JSONRPCMessage } from '@pier/core/transport';
 
 interface StoredEvent {
   readonly id: string;

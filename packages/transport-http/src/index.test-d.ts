@@ -1,11 +1,12 @@
-import type { HttpListenOptions, HttpTransportModule, RunningTransport } from '@pier/core';
+import type { PierTransport, RunningTransport, TransportHost } from '@pier/core/transport';
 import { expectTypeOf, test } from 'vitest';
-import type { HttpTransportError, HttpTransportErrorCode } from './index.js';
+import type { HttpListenOptions, HttpTransportError, HttpTransportErrorCode } from './index.js';
 import * as transport from './index.js';
 
-test('the package is the module core loads for listen({ transport: "streamable-http" })', () => {
-  expectTypeOf(transport).toMatchTypeOf<HttpTransportModule>();
-  expectTypeOf(transport.startHttpTransport).parameter(1).toEqualTypeOf<HttpListenOptions>();
+test('httpTransport(options) is a transport listen() starts', () => {
+  expectTypeOf(transport.httpTransport).parameter(0).toEqualTypeOf<HttpListenOptions | undefined>();
+  expectTypeOf(transport.httpTransport).returns.toEqualTypeOf<PierTransport>();
+  expectTypeOf(transport.startHttpTransport).parameter(0).toEqualTypeOf<TransportHost>();
   expectTypeOf(transport.startHttpTransport).returns.toEqualTypeOf<Promise<RunningTransport>>();
 });
 
@@ -17,7 +18,7 @@ test('errors carry a stable code to branch on', () => {
 
 test('options are checked at compile time', () => {
   // @ts-expect-error ports are numbers
-  transport.startHttpTransport({} as never, { port: '3000' });
+  transport.httpTransport({ port: '3000' });
   // @ts-expect-error cors needs its origins
-  transport.startHttpTransport({} as never, { cors: { maxAgeSeconds: 60 } });
+  transport.httpTransport({ cors: { maxAgeSeconds: 60 } });
 });

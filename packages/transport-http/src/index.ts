@@ -1,11 +1,6 @@
-export type {
-  HttpCorsOptions,
-  HttpListenOptions,
-  HttpResumabilityOptions,
-  RunningTransport,
-  TransportCloseOptions,
-  TransportHost,
-} from '@pier/core';
+// The public API of @pier/transport-http.
 export type { HttpTransportErrorCode } from './errors.js';
 export { HttpTransportError } from './errors.js';
-export { startHttpTransport } from './server.js';
+export type { HttpCorsOptions, HttpListenOptions, HttpResumabilityOptions } from './options.js';
+export { httpTransport, startHttpTransport } from './server.js';
+export type { Clock, SessionRegistry, SessionRegistryInit } from './sessions.js';

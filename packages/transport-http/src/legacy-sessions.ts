@@ -1,19 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isInitializeRequest, type JSONRPCMessage, type McpServer } from '@modelcontextprotocol/server';
-import type { Logger, TransportHost } from '@pier/core';
+import {
+  type AuthInfo,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  type Logger,
+  type McpServer,
+  type TransportHost,
+} from '@pier/core/transport';
 import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { type Clock, SessionStore } from './sessions.js';
+import { type Clock, type SessionRegistry, SessionStore } from './sessions.js';
 import { lazyRequest } from './web.js';
 
 interface Session {
   readonly id: string;
   readonly server: McpServer;
   readonly transport: LegacyTransport;
+  /** Who opened the session, when an authenticator runs: no one else may use it. */
+  readonly principal: string | undefined;
 }
 
 /** Dependencies of {@link LegacySessions}. */
@@ -33,19 +41,20 @@ export interface LegacySessionsContext {
  */
 export class LegacySessions {
   readonly #context: LegacySessionsContext;
-  readonly #store: SessionStore<Session>;
+  readonly #store: SessionRegistry<Session>;
 
   constructor(context: LegacySessionsContext) {
     this.#context = context;
-    this.#store = new SessionStore<Session>({
+    const init = {
       maxSessions: context.options.maxSessions,
       idleTimeoutMs: context.options.sessionIdleTimeoutMs,
       clock: context.clock,
-      onExpire: (id, session) => {
+      onExpire: (id: string, session: Session) => {
         context.logger.debug('session expired after being idle', { sessionId: id });
         void this.#close(session);
       },
-    });
+    };
+    this.#store = context.options.sessionRegistry?.(init) ?? new SessionStore<Session>(init);
   }
 
   /** Open sessions. */
@@ -67,12 +76,16 @@ export class LegacySessions {
     body: unknown,
     exchange: Exchange,
     messages: readonly JSONRPCMessage[] | undefined,
+    authInfo: AuthInfo | undefined,
   ): Promise<void> {
     const raw = req.headers['mcp-session-id'];
     const header = Array.isArray(raw) ? raw.join(', ') : raw;
+    const principal = authInfo && this.#principalOf(authInfo);
     let session: Session | undefined;
     if (header !== undefined) {
       session = this.#store.get(header);
+      // Another principal's session answers exactly like an unknown one: no oracle, nothing touched.
+      if (session !== undefined && session.principal !== principal) session = undefined;
       if (session === undefined) {
         sendJsonError(res, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
         return;
@@ -92,7 +105,7 @@ export class LegacySessions {
         );
         return;
       }
-      session = await this.#open();
+      session = await this.#open(principal);
     } else {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required', {
         id: echoId(body),
@@ -115,6 +128,7 @@ export class LegacySessions {
         exchange,
         lazyRequest(req, this.#context.origin(), res),
         messages,
+        authInfo,
       );
       if (header === undefined && !transport.initialized) {
         // The initialize request was refused (say, for its Accept header): no session came of it.
@@ -129,14 +143,18 @@ export class LegacySessions {
     await Promise.all(this.#store.drain().map((session) => this.#close(session)));
   }
 
-  async #open(): Promise<Session> {
+  #principalOf(authInfo: AuthInfo): string {
+    return this.#context.host.authenticator?.principalOf?.(authInfo) ?? authInfo.clientId;
+  }
+
+  async #open(principal: string | undefined): Promise<Session> {
     const { host, options, logger } = this.#context;
     const id = randomUUID();
     const resumability = options.resumability;
     const transport = new LegacyTransport({
       sessionId: id,
       ...(resumability !== undefined && {
-        eventStore: new SessionEventStore(resumability.maxEventsPerSession),
+        eventStore: resumability.eventStore?.(id) ?? new SessionEventStore(resumability.maxEventsPerSession),
       }),
       ...(resumability?.retryMs !== undefined && { retryMs: resumability.retryMs }),
     });
@@ -146,8 +164,8 @@ export class LegacySessions {
     };
     transport.onerror = (error) =>
       logger.debug('session request refused or failed', { error: error.message });
-    const server = host.createMcpServer();
-    const session: Session = { id, server, transport };
+    const server = host.createMcpServer({ era: 'legacy' });
+    const session: Session = { id, server, transport, principal };
     // Counted before the (asynchronous) connect so that concurrent initializes cannot pass the cap.
     this.#store.add(id, session);
     try {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
@@ -10,7 +11,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
-} from '@modelcontextprotocol/server';
+} from '@pier/core/transport';
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
 import { JSONRPC } from './json-errors.js';
@@ -88,7 +89,8 @@ export class LegacyTransport implements Transport {
 
   /**
    * Serves a POST whose body was read and parsed already. `request` is what handlers see as `ctx.http.req`;
-   * `parsed` is the body already checked with `parseJSONRPCMessage`, when the caller did that.
+   * `parsed` is the body already checked with `parseJSONRPCMessage`, when the caller did that; `authInfo`
+   * is who the authenticator says is calling (handlers see it as `ctx.http.authInfo`).
    */
   async handlePost(
     req: IncomingMessage,
@@ -97,6 +99,7 @@ export class LegacyTransport implements Transport {
     exchange: Exchange,
     request: Request,
     parsed?: readonly JSONRPCMessage[],
+    authInfo?: AuthInfo,
   ): Promise<void> {
     if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
     const accept = req.headers.accept ?? '';
@@ -134,7 +137,7 @@ export class LegacyTransport implements Transport {
     }
 
     const requests = messages.filter(isRequestLike);
-    const extra: MessageExtraInfo = { request };
+    const extra: MessageExtraInfo = authInfo === undefined ? { request } : { request, authInfo };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
       res.writeHead(202, { ...this.#headers(), 'content-length': '0' });

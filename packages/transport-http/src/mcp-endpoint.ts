@@ -1,15 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  type HttpRefusal,
   isJsonContentType,
   type JSONRPCMessage,
+  type Logger,
   type McpHttpHandler,
+  messageOf,
   PROTOCOL_VERSION_META_KEY,
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/server';
-import type { Logger, TransportHost } from '@pier/core';
+  type TransportHost,
+} from '@pier/core/transport';
 import { readBody, refuseOversizedBody } from './body.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
@@ -47,26 +51,34 @@ export interface McpEndpoint {
  */
 export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   const { host, options, tracker, logger } = context;
-  const handler: McpHttpHandler = createMcpHandler(() => host.createMcpServer(), {
-    // 2025-era traffic never reaches it: it is classified first and served by LegacyTransport.
-    legacy: 'reject',
-    maxRequestBodySize: options.maxBodyBytes,
-    onerror: (error) => logger.debug('MCP request refused or failed', { error: error.message }),
-  });
+  const handler: McpHttpHandler = createMcpHandler(
+    () => host.createMcpServer({ era: 'modern', lifetime: 'request' }),
+    {
+      // 2025-era traffic never reaches it: it is classified first and served by LegacyTransport.
+      legacy: 'reject',
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (error) => logger.debug('MCP request refused or failed', { error: error.message }),
+      // 2026-07-28 clients hear about changes on their `subscriptions/listen` streams, which the handler
+      // owns: it listens to the server's event bus, where every change is published.
+      bus: host.events,
+    },
+  );
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
-  // 2026-07-28 clients hear about resource changes on their `subscriptions/listen` streams, which the
-  // handler owns; core announces each change here (hosts of older cores cannot, and have no updates).
-  const stopForwarding = host.onResourceUpdated?.((uri) => handler.notify.resourceUpdated(uri));
+  const authenticator = host.authenticator;
 
   const serveWithHandler = async (
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
     exchange: Exchange,
+    authInfo: AuthInfo | undefined,
   ): Promise<void> => {
     // Its signal aborts if the client goes away, which stops the SDK's exchange; no web Request is built
     // unless a handler reads more than the headers.
-    const response = await handler.fetch(lazyRequest(req, context.origin(), res), { parsedBody: body });
+    const response = await handler.fetch(
+      lazyRequest(req, context.origin(), res),
+      authInfo === undefined ? { parsedBody: body } : { parsedBody: body, authInfo },
+    );
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
     await sendWebResponse(res, response, exchange);
   };
@@ -78,9 +90,10 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     body: unknown,
     exchange: Exchange,
     messages: readonly JSONRPCMessage[] | undefined,
+    authInfo: AuthInfo | undefined,
   ): Promise<void> => {
     // It serves one request: it must not advertise subscriptions, whose updates could never reach the client.
-    const server = host.createMcpServer({ subscriptions: false });
+    const server = host.createMcpServer({ subscriptions: false, era: 'legacy', lifetime: 'request' });
     const transport = new LegacyTransport();
     transport.onerror = (error) => logger.debug('MCP request refused or failed', { error: error.message });
     await server.connect(transport);
@@ -90,14 +103,32 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
         .close()
         .catch((error: unknown) => logger.warn('closing an SDK server failed', { error: String(error) }));
     });
-    await transport.handlePost(req, res, body, exchange, lazyRequest(req, context.origin(), res), messages);
+    await transport.handlePost(
+      req,
+      res,
+      body,
+      exchange,
+      lazyRequest(req, context.origin(), res),
+      messages,
+      authInfo,
+    );
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
+    let authInfo: AuthInfo | undefined;
+    if (authenticator !== undefined) {
+      // Before the body is read: a refused request costs no parsing.
+      const outcome = await authenticate(authenticator, req, logger);
+      if ('refusal' in outcome) {
+        sendRefusal(req, res, outcome.refusal);
+        return;
+      }
+      authInfo = outcome.authInfo;
+    }
     if (req.method !== 'POST') {
       // GET (the session's stream) and DELETE only reach the endpoint in sessionful mode.
       if (req.method === 'GET') tracker.promote(exchange);
-      await (sessions as LegacySessions).serve(req, res, undefined, exchange, undefined);
+      await (sessions as LegacySessions).serve(req, res, undefined, exchange, undefined, authInfo);
       return;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
@@ -128,8 +159,8 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     }
     const legacy = plainLegacyMessage(req, body);
     if (legacy !== undefined) {
-      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, legacy);
-      else await serveStateless(req, res, body, exchange, legacy);
+      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, legacy, authInfo);
+      else await serveStateless(req, res, body, exchange, legacy, authInfo);
       return;
     }
     const outcome = claimsModernEnvelope(body)
@@ -142,12 +173,12 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
           body,
         });
     if (outcome?.kind === 'legacy') {
-      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, undefined);
-      else await serveStateless(req, res, body, exchange, undefined);
+      if (sessions !== undefined) await sessions.serve(req, res, body, exchange, undefined, authInfo);
+      else await serveStateless(req, res, body, exchange, undefined, authInfo);
       return;
     }
     if (isListenRequest(body)) tracker.promote(exchange);
-    await serveWithHandler(req, res, body, exchange);
+    await serveWithHandler(req, res, body, exchange, authInfo);
   };
 
   return {
@@ -163,7 +194,6 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sessions?.start();
     },
     async close() {
-      stopForwarding?.();
       await handler.close();
       await sessions?.closeAll();
     },
@@ -229,4 +259,41 @@ function header<K extends string>(req: IncomingMessage, name: string, key: K): {
   const value = req.headers[name];
   if (value === undefined) return {};
   return { [key]: Array.isArray(value) ? value.join(', ') : value } as { [P in K]?: string };
+}
+
+/** Runs the authenticator; one that throws is a 500 that names nothing of the request. */
+async function authenticate(
+  authenticator: NonNullable<TransportHost['authenticator']>,
+  req: IncomingMessage,
+  logger: Logger,
+): Promise<{ readonly authInfo: AuthInfo } | { readonly refusal: HttpRefusal }> {
+  try {
+    const outcome = await authenticator.authenticate(req);
+    if (outcome !== null && typeof outcome === 'object' && ('authInfo' in outcome || 'refusal' in outcome)) {
+      return outcome;
+    }
+    logger.error('the authenticator returned neither authInfo nor refusal');
+  } catch (error) {
+    logger.error('the authenticator failed', { error: messageOf(error) });
+  }
+  return {
+    refusal: {
+      status: 500,
+      body: { jsonrpc: '2.0', error: { code: JSONRPC.internalError, message: 'Internal error' }, id: null },
+    },
+  };
+}
+
+/** Sends an authenticator's refusal: its status, headers and JSON body, never cached. */
+function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: HttpRefusal): void {
+  const body = refusal.body === undefined ? '' : JSON.stringify(refusal.body);
+  res.writeHead(refusal.status, {
+    'cache-control': 'no-store',
+    ...(body !== '' && { 'content-type': 'application/json' }),
+    'content-length': Buffer.byteLength(body),
+    // The body of the refused request was never read: do not read it as the next request's.
+    ...(req.method === 'POST' && { connection: 'close' }),
+    ...refusal.headers,
+  });
+  res.end(body);
 }

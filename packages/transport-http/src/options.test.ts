@@ -1,6 +1,6 @@
-import type { HttpListenOptions } from '@pier/core';
 import { describe, expect, it } from 'vitest';
 import { HttpTransportError } from './errors.js';
+import type { HttpListenOptions } from './options.js';
 import { hostnameOf, originPatternOf, resolveHttpOptions } from './options.js';
 
 function issuesOf(options: unknown): readonly string[] {

@@ -1,5 +1,71 @@
-import type { HttpListenOptions } from '@pier/core';
+import { describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
 import { HttpTransportError } from './errors.js';
+import type { SessionRegistry, SessionRegistryInit } from './sessions.js';
+
+/** Options of the streamable HTTP transport (`httpTransport(options)`); every default is in the README. */
+export interface HttpListenOptions {
+  /** Address to bind. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Port; `0` picks a free one. Default `3000`. */
+  readonly port?: number;
+  /** Path of the MCP endpoint. Default `/mcp`. */
+  readonly path?: string;
+  /** Give 2025-era clients sessions (`Mcp-Session-Id`, GET stream, DELETE). Default `false` (stateless). */
+  readonly sessions?: boolean;
+  /** Most sessions open at once; beyond it a new one gets 503. Default 10,000. */
+  readonly maxSessions?: number;
+  /** An idle session is closed after this long. Default 30 minutes. */
+  readonly sessionIdleTimeoutMs?: number;
+  /**
+   * Where 2025-era sessions are kept: a factory called once with the cap, idle timeout and clock. Default:
+   * Pier's in-memory registry (capped, idle-expiring). Replace it to share or observe sessions.
+   */
+  readonly sessionRegistry?: <T>(init: SessionRegistryInit<T>) => SessionRegistry<T>;
+  /**
+   * Sessionful mode only: keep the last events of each session's SSE streams so a client that lost its
+   * stream can resume it with `Last-Event-ID` (SSE polling, SEP-1699). Off by default.
+   */
+  readonly resumability?: HttpResumabilityOptions;
+  /** Largest request body accepted; larger gets 413. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Extra `Host` names accepted besides the loopback ones. */
+  readonly allowedHosts?: readonly string[];
+  /** Extra `Origin`s accepted besides the loopback ones. */
+  readonly allowedOrigins?: readonly string[];
+  /** CORS: allowed origins (`'*'` for any). Off by default. */
+  readonly cors?: HttpCorsOptions;
+  /** How long MCP requests are still served after draining begins. Default 5 s on SIGTERM, 0 on `close()`. */
+  readonly drainDelayMs?: number;
+  /** How long in-flight requests get to finish once the listener closed. Default 10 s. */
+  readonly shutdownTimeoutMs?: number;
+  /** Time allowed to receive the request headers. Default 10 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time allowed to receive a whole request (not applied to response streams). Default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after this long. Default 5 s. */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+/** CORS settings of the streamable HTTP transport. */
+export interface HttpCorsOptions {
+  /** Origins allowed to read responses, such as `https://app.example.com`; `'*'` allows any. */
+  readonly origins: readonly string[] | '*';
+  /** How long a browser may cache a preflight answer. Default 600 s. */
+  readonly maxAgeSeconds?: number;
+}
+
+/** Resumable SSE streams in sessionful mode (SEP-1699). */
+export interface HttpResumabilityOptions {
+  /** Events kept per session for replay; older ones are dropped. Default 1,000. */
+  readonly maxEventsPerSession?: number;
+  /** Reconnection delay suggested to clients in the SSE `retry` field. Default: none sent. */
+  readonly retryMs?: number;
+  /**
+   * Makes the event store of one session. Default: in memory, `maxEventsPerSession` events. Event ids
+   * must identify the session's stream (the SDK passes none to `replayEventsAfter`), as Pier's do.
+   */
+  readonly eventStore?: (sessionId: string) => EventStore;
+}
 
 /** Defaults of every option, in one place (the README's options table is written from these). */
 export const DEFAULTS = {
@@ -18,9 +84,6 @@ export const DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
 } as const;
 
-/** The longest delay a Node.js timer accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** Options after validation, with every default filled in. */
 export interface ResolvedHttpOptions {
   readonly host: string;
@@ -29,7 +92,14 @@ export interface ResolvedHttpOptions {
   readonly sessions: boolean;
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
-  readonly resumability: { readonly maxEventsPerSession: number; readonly retryMs?: number } | undefined;
+  readonly sessionRegistry: HttpListenOptions['sessionRegistry'];
+  readonly resumability:
+    | {
+        readonly maxEventsPerSession: number;
+        readonly retryMs?: number;
+        readonly eventStore?: (sessionId: string) => EventStore;
+      }
+    | undefined;
   readonly maxBodyBytes: number;
   /** Lower-case host names (IPv6 in brackets), without ports. */
   readonly allowedHosts: readonly string[];
@@ -55,6 +125,7 @@ const KNOWN_KEYS = new Set<string>([
   'sessions',
   'maxSessions',
   'sessionIdleTimeoutMs',
+  'sessionRegistry',
   'resumability',
   'maxBodyBytes',
   'allowedHosts',
@@ -123,6 +194,7 @@ export function resolveHttpOptions(
       DEFAULTS.sessionIdleTimeoutMs,
       1,
     ),
+    sessionRegistry: resolveFunction(options.sessionRegistry, 'sessionRegistry', issues),
     resumability: resolveResumability(options.resumability, issues, int),
     maxBodyBytes: int('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes, 1, 2 ** 30),
     allowedHosts: list(options.allowedHosts, 'allowedHosts', issues).flatMap((entry) => {
@@ -170,8 +242,20 @@ function resolveResumability(
     1,
     1_000_000,
   );
-  if (value.retryMs === undefined) return { maxEventsPerSession };
-  return { maxEventsPerSession, retryMs: int('resumability.retryMs', value.retryMs, 0, 0) };
+  const eventStore = resolveFunction(value.eventStore, 'resumability.eventStore', issues);
+  return {
+    maxEventsPerSession,
+    ...(value.retryMs !== undefined && { retryMs: int('resumability.retryMs', value.retryMs, 0, 0) }),
+    ...(eventStore !== undefined && { eventStore }),
+  };
+}
+
+function resolveFunction<F>(value: F | undefined, name: string, issues: string[]): F | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    issues.push(`${name} must be a function, got ${describe(value)}`);
+    return undefined;
+  }
+  return value;
 }
 
 function resolveCors(
@@ -232,10 +316,4 @@ export function originPatternOf(value: string): OriginPattern | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || typeof value !== 'object') return String(value);
-  return Array.isArray(value) ? 'an array' : 'an object';
 }

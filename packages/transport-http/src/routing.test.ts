@@ -1,4 +1,4 @@
-import type { HttpRoute } from '@pier/core';
+import type { HttpRoute } from '@pier/core/transport';
 import { describe, expect, it } from 'vitest';
 import { authorityOf, createRouter, pathOf } from './routing.js';
 

@@ -1,4 +1,4 @@
-import type { HttpRoute } from '@pier/core';
+import type { HttpRoute } from '@pier/core/transport';
 
 /** What a request's method and path lead to. */
 export type RouteMatch =

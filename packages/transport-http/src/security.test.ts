@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { HttpRoute } from '@pier/core';
+import type { HttpRoute } from '@pier/core/transport';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveHttpOptions } from './options.js';
 import { createSecurity, isLoopbackAddress } from './security.js';

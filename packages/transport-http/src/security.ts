@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
+import { localhostAllowedHostnames, validateHostHeader } from '@pier/core/transport';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { OriginPattern, ResolvedHttpOptions } from './options.js';
 import { authorityOf } from './routing.js';
@@ -25,7 +25,9 @@ const CORS_ALLOWED_HEADERS = [
   'Mcp-Name',
   'Last-Event-ID',
 ];
+/** What a browser may read; with an authenticator, its challenges too. */
 const CORS_EXPOSED_HEADERS = 'Mcp-Session-Id';
+const CORS_EXPOSED_WITH_AUTH = 'Mcp-Session-Id, WWW-Authenticate';
 const LOOPBACK_NAMES = new Set(localhostAllowedHostnames());
 /** Bounds the Host-check memo so that a flood of made-up Host values cannot grow it. */
 const HOST_MEMO_LIMIT = 256;
@@ -35,7 +37,8 @@ const HOST_MEMO_LIMIT = 256;
  * address (any other Host could only come from DNS rebinding) or when allow-lists are given; CORS is off
  * unless `cors` is set.
  */
-export function createSecurity(options: ResolvedHttpOptions): Security {
+export function createSecurity(options: ResolvedHttpOptions, authenticated = false): Security {
+  const exposed = authenticated ? CORS_EXPOSED_WITH_AUTH : CORS_EXPOSED_HEADERS;
   const loopback = isLoopbackAddress(options.host);
   const checkHost = loopback || options.allowedHosts.length > 0;
   const hostnames = [...LOOPBACK_NAMES, ...options.allowedHosts];
@@ -111,7 +114,7 @@ export function createSecurity(options: ResolvedHttpOptions): Security {
       const allowed = corsAllowed(origin);
       if (allowed === undefined) return;
       res.setHeader('access-control-allow-origin', allowed);
-      res.setHeader('access-control-expose-headers', CORS_EXPOSED_HEADERS);
+      res.setHeader('access-control-expose-headers', exposed);
       if (allowed !== '*') res.setHeader('vary', 'Origin');
     },
 
@@ -140,7 +143,7 @@ export function createSecurity(options: ResolvedHttpOptions): Security {
         'access-control-allow-methods': allow,
         'access-control-allow-headers': allowedHeaders(req.headers['access-control-request-headers']),
         'access-control-max-age': String(options.cors.maxAgeSeconds),
-        'access-control-expose-headers': CORS_EXPOSED_HEADERS,
+        'access-control-expose-headers': exposed,
         vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
         'content-length': '0',
       });

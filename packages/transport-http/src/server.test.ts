@@ -1,4 +1,4 @@
-import type { HttpRoute } from '@pier/core';
+import type { HttpRoute } from '@pier/core/transport';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpTransportError } from './errors.js';
 import { startHttpTransport } from './index.js';

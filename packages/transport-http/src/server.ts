@@ -1,28 +1,19 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The transport: `httpTransport(options)` validates the options and, when `listen` starts it, binds a node:http
+// server whose requests go to request handling (requests.ts) and whose close is a drain (drain.ts).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type {
-  HttpListenOptions,
-  HttpRoute,
-  RunningTransport,
-  TransportCloseOptions,
-  TransportHost,
-} from '@pier/core';
+import type { HttpRoute, PierTransport, RunningTransport, TransportHost } from '@pier/core/transport';
 import { continueOrRefuse } from './body.js';
-import { delay, ExchangeTracker } from './drain.js';
+import { delay, drainServer, ExchangeTracker } from './drain.js';
 import { HttpTransportError } from './errors.js';
-import { clip, JSONRPC, sendJsonError } from './json-errors.js';
+import { JSONRPC } from './json-errors.js';
 import { createMcpEndpoint } from './mcp-endpoint.js';
-import { DEFAULTS, resolveHttpOptions } from './options.js';
+import { DEFAULTS, type HttpListenOptions, type ResolvedHttpOptions, resolveHttpOptions } from './options.js';
+import { createRequestHandling } from './requests.js';
 import { createRouter, pathOf } from './routing.js';
 import { createSecurity } from './security.js';
 import { type Clock, systemClock } from './sessions.js';
-
-/**
- * How long idle connections stay open once the listener closed, for requests already on their way. Long
- * enough for a client on the same machine or network, short next to any shutdown budget.
- */
-const IDLE_CONNECTION_GRACE_MS = 250;
 
 /** Seams for tests; not part of the public API. */
 export interface TransportInternals {
@@ -32,17 +23,31 @@ export interface TransportInternals {
 }
 
 /**
- * Starts MCP streamable HTTP for `host` on node:http and resolves once it listens. This is what
- * `listen({ transport: 'streamable-http' })` in `@pier/core` calls; its `close()` drains: MCP keeps being
- * served for the drain delay, then the listener closes, requests in flight get up to the shutdown timeout,
- * streams are ended and the remaining sockets destroyed.
+ * The streamable HTTP transport, for `server.listen(httpTransport(options))`. The options are checked now:
+ * a bad one throws an {@link HttpTransportError} `HTTP_OPTIONS_INVALID` listing every problem, before
+ * anything listens. Unknown options are warned about when the transport starts.
  *
  * @example
  * ```ts
- * const running = await startHttpTransport(host, { port: 0 });
- * console.error(running.address.url); // http://127.0.0.1:40123/mcp
- * await running.close({ reason: 'close' });
+ * import { httpTransport } from '@pier/transport-http';
+ * const { url } = await server.listen(httpTransport({ port: 0, sessions: true }));
  * ```
+ */
+export function httpTransport(options: HttpListenOptions = {}): PierTransport {
+  const unknown: string[] = [];
+  const resolved = resolveHttpOptions(options, (message) => unknown.push(message));
+  return Object.freeze({
+    name: 'streamable-http',
+    start(host: TransportHost) {
+      for (const message of unknown) host.logger.warn(message);
+      return startResolved(host, resolved, {});
+    },
+  });
+}
+
+/**
+ * Starts MCP streamable HTTP for `host` and resolves once it listens: what `httpTransport(options).start`
+ * does, for a host of your own. Its `close()` drains.
  */
 export function startHttpTransport(
   host: TransportHost,
@@ -57,112 +62,34 @@ export async function createHttpTransport(
   rawOptions: HttpListenOptions,
   internals: TransportInternals,
 ): Promise<RunningTransport> {
+  const options = resolveHttpOptions(rawOptions, (message) => host.logger.warn(message));
+  return startResolved(host, options, internals);
+}
+
+async function startResolved(
+  host: TransportHost,
+  options: ResolvedHttpOptions,
+  internals: TransportInternals,
+): Promise<RunningTransport> {
   const logger = host.logger;
-  const options = resolveHttpOptions(rawOptions, (message) => logger.warn(message));
   const clock = internals.clock ?? systemClock;
   const mcpMethods = options.sessions ? ['GET', 'POST', 'DELETE'] : ['POST'];
   warnAboutShadowedEndpoint(host.routes, options.path, mcpMethods, logger);
-  const router = createRouter(
-    host.routes,
-    { path: options.path, methods: mcpMethods },
-    options.cors ? ['OPTIONS'] : [],
-  );
-  const security = createSecurity(options);
   const tracker = new ExchangeTracker();
   let origin = `http://${urlHost(options.host)}:${options.port}`;
   const endpoint = createMcpEndpoint({ host, options, clock, tracker, logger, origin: () => origin });
-  /** `serving` until the drain delay is over; then MCP requests get 503 while the rest finishes. */
-  let phase: 'serving' | 'refusing' = 'serving';
-  let draining = false;
-
-  const routeFailed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    logger.error('HTTP route failed', {
-      method: req.method,
-      path: clip(req.url ?? ''),
-      error: error instanceof Error ? error.message : String(error),
-    });
-    sendJsonError(res, 500, JSONRPC.internalError, 'Internal Server Error');
-  };
-  const runRoute = (handler: HttpRoute['handler'], req: IncomingMessage, res: ServerResponse): void => {
-    try {
-      const result = handler(req, res);
-      // A closure only for a handler that returned a promise: a synchronous answer allocates none.
-      if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(req, res, error));
-    } catch (error) {
-      routeFailed(req, res, error);
-    }
-  };
-
-  /** Responses whose headers are not sent yet: they get `Connection: close` when draining begins. */
-  const unanswered = new Set<ServerResponse>();
-  /** One listener for every response (no closure per request); `close` is emitted once per response. */
-  const forgetUnanswered = function (this: ServerResponse): void {
-    unanswered.delete(this);
-  };
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const exchange = tracker.begin(res);
-    if (draining) {
-      res.setHeader('connection', 'close');
-    } else {
-      unanswered.add(res);
-      res.on('close', forgetUnanswered);
-    }
-    if (req.headers.host === undefined && req.httpVersion === '1.1') {
-      sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
-      return;
-    }
-    const refusal = security.refusal(req);
-    if (refusal !== undefined) {
-      sendJsonError(res, 403, JSONRPC.serverError, refusal);
-      return;
-    }
-    const target = req.url ?? '';
-    const path = pathOf(target);
-    if (path === undefined) {
-      sendJsonError(
-        res,
-        400,
-        JSONRPC.serverError,
-        `Bad Request: unsupported request target "${clip(target)}"`,
-      );
-      return;
-    }
-    security.applyCors(req, res);
-    const method = req.method ?? 'GET';
-    if (method === 'OPTIONS' && options.cors !== undefined) {
-      const allow = router.allowFor(path);
-      if (allow !== undefined && security.preflight(req, res, allow)) return;
-    }
-    const match = router.match(method, path);
-    switch (match.kind) {
-      case 'route':
-        runRoute(match.handler, req, res);
-        return;
-      case 'mcp':
-        if (phase !== 'serving') {
-          sendJsonError(res, 503, JSONRPC.serverError, 'Service Unavailable: the server is shutting down', {
-            headers: { 'retry-after': '1' },
-          });
-          return;
-        }
-        endpoint.handle(req, res, exchange);
-        return;
-      case 'method-not-allowed':
-        sendJsonError(
-          res,
-          405,
-          JSONRPC.serverError,
-          `Method Not Allowed: ${clip(method, 20)} ${clip(path)}`,
-          {
-            headers: { allow: match.allow },
-          },
-        );
-        return;
-      case 'not-found':
-        sendJsonError(res, 404, JSONRPC.serverError, `Not Found: ${clip(path)}`);
-        return;
-    }
-  };
+  const requests = createRequestHandling({
+    options,
+    router: createRouter(
+      host.routes,
+      { path: options.path, methods: mcpMethods },
+      options.cors ? ['OPTIONS'] : [],
+    ),
+    security: createSecurity(options, host.authenticator !== undefined),
+    tracker,
+    endpoint,
+    logger,
+  });
 
   const server = createServer(
     {
@@ -172,10 +99,10 @@ export async function createHttpTransport(
       // Node looks for timed-out requests at this pace (30 s by default, which would make a 10 s header
       // timeout take up to 40 s).
       connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(options.headersTimeoutMs / 4))),
-      // A missing Host is answered by onRequest, with a JSON body like every other refusal.
+      // A missing Host is answered by request handling, with a JSON body like every other refusal.
       requireHostHeader: false,
     },
-    onRequest,
+    requests.onRequest,
   );
   // No idle-socket timeout: it would cut quiet but legitimate SSE streams.
   server.timeout = 0;
@@ -188,7 +115,7 @@ export async function createHttpTransport(
     } else {
       res.writeContinue();
     }
-    onRequest(req, res);
+    requests.onRequest(req, res);
   });
 
   try {
@@ -217,72 +144,29 @@ export async function createHttpTransport(
   logger.debug('HTTP transport started', { mode: options.sessions ? 'sessionful' : 'stateless' });
 
   let closing: Promise<void> | undefined;
-  const drainAndClose = async ({ reason, drainDelayMs }: TransportCloseOptions): Promise<void> => {
-    draining = true;
-    // Responses still to be written close their connection too, so that clients stop reusing sockets.
-    for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
-    unanswered.clear();
-    const delayMs =
-      drainDelayMs ?? options.drainDelayMs ?? (reason === 'SIGTERM' ? DEFAULTS.drainDelayMsOnSigterm : 0);
-    logger.info('HTTP transport draining', { reason, drainDelayMs: delayMs, inFlight: tracker.inFlight });
-    await (internals.drainDelay ?? delay)(delayMs);
-    phase = 'refusing';
-    // Closing the listening socket resets every connection still in the kernel's accept queue: the client
-    // had completed its handshake and may have written its request, so it cannot tell a refusal from a
-    // lost request. The timer above fires before this loop turn's poll phase; waiting for the check phase
-    // lets that poll accept whatever is queued (those requests are read and answered 503), which leaves
-    // only connections completed in the microseconds between poll and check to be reset.
-    await nextTurn();
-    const listenerClosed = closeListener(server);
-    // Idle connections (kept-alive ones, and ones just accepted whose first request has not come yet) are
-    // closed only after a short grace: a request already sent on one would otherwise be reset (the client
-    // sees ECONNRESET or "other side closed"). Within the grace it is read and answered (503 for MCP) with
-    // Connection: close. A request sent after the grace can only be retried by the client.
-    await nextTurn();
-    await nextTurn();
-    if (tracker.openSockets > 0) await delay(IDLE_CONNECTION_GRACE_MS);
-    server.closeIdleConnections();
-    const settled = await tracker.settle(options.shutdownTimeoutMs);
-    if (!settled) {
-      logger.warn('shutdown timeout reached; cutting requests still in flight', {
-        inFlight: tracker.inFlight,
-      });
-    }
-    tracker.endStreams();
-    await endpoint.close();
-    server.closeAllConnections();
-    tracker.destroySockets();
-    await listenerClosed;
-    logger.info('HTTP transport closed');
-  };
-
   return {
     address: { transport: 'streamable-http', url, host: options.host, port },
-    close(closeOptions) {
-      closing ??= drainAndClose(closeOptions);
+    close({ reason, drainDelayMs }) {
+      closing ??= (async () => {
+        const delayMs =
+          drainDelayMs ?? options.drainDelayMs ?? (reason === 'SIGTERM' ? DEFAULTS.drainDelayMsOnSigterm : 0);
+        logger.info('HTTP transport draining', { reason, drainDelayMs: delayMs, inFlight: tracker.inFlight });
+        await drainServer({
+          server,
+          tracker,
+          logger,
+          delayMs,
+          shutdownTimeoutMs: options.shutdownTimeoutMs,
+          waitDelay: internals.drainDelay ?? delay,
+          beginDraining: requests.beginDraining,
+          refuseMcp: requests.refuseMcp,
+          closeEndpoint: () => endpoint.close(),
+        });
+        logger.info('HTTP transport closed');
+      })();
       return closing;
     },
   };
-}
-
-/**
- * Stops accepting connections. `server.close()` alone would also destroy every idle keep-alive socket at
- * once (node ≥ 19 calls `this.closeIdleConnections()` in it); that is left to the caller, so it is
- * skipped for this one call.
- */
-function closeListener(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
-  server.closeIdleConnections = () => {};
-  try {
-    server.close();
-  } finally {
-    delete (server as { closeIdleConnections?: unknown }).closeIdleConnections;
-  }
-  return closed;
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The host part of a URL: IPv6 in brackets; a wildcard bind is reached through the loopback address. */

@@ -20,13 +20,43 @@ export const systemClock: Clock = {
   },
 };
 
-/** Options of {@link SessionStore}. */
-export interface SessionStoreOptions<T> {
+/** What a session registry is made with (see the `sessionRegistry` option). */
+export interface SessionRegistryInit<T> {
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly clock: Clock;
-  /** Called (once) for a session removed because it was idle too long; close it there. */
+  /** Call (once) for a session removed because it was idle too long: the transport closes it. */
   readonly onExpire: (id: string, value: T) => void;
+}
+
+/** Options of {@link SessionStore}: the same as any registry's. */
+export type SessionStoreOptions<T> = SessionRegistryInit<T>;
+
+/**
+ * Where 2025-era sessions live, by id: the seam behind the `sessionRegistry` option. The transport adds a
+ * session on `initialize`, looks it up on every request, marks the requests and streams it serves as
+ * begun and ended (a busy session never expires), and deletes it on DELETE or close. The default is
+ * {@link SessionStore}: in memory, capped, idle-expiring.
+ */
+export interface SessionRegistry<T> {
+  /** Sessions held. */
+  readonly size: number;
+  /** Whether a new session would exceed the cap. */
+  readonly full: boolean;
+  get(id: string): T | undefined;
+  /** Adds a session; `false` (and nothing added) when full or the id is taken. */
+  add(id: string, value: T): boolean;
+  delete(id: string): boolean;
+  begin(id: string): void;
+  end(id: string): void;
+  /** Expires idle sessions now (calling `onExpire` for each); returns how many. */
+  sweep(): number;
+  /** Seconds a client refused for a full registry should wait (`Retry-After`). */
+  retryAfterSeconds(): number;
+  /** Starts expiring idle sessions. */
+  start(): void;
+  /** Stops, forgets every session and returns them, for the transport to close. */
+  drain(): T[];
 }
 
 interface Entry<T> {
@@ -41,7 +71,7 @@ interface Entry<T> {
  * the end whenever it is used), so a sweep only visits sessions that are due, and memory stays bounded by
  * `maxSessions` whatever clients do.
  */
-export class SessionStore<T> {
+export class SessionStore<T> implements SessionRegistry<T> {
   readonly #entries = new Map<string, Entry<T>>();
   readonly #options: SessionStoreOptions<T>;
   #timer: unknown;

@@ -2,13 +2,16 @@
 // Lifecycle, with tools that let tests hold a call in flight.
 import { McpServer } from '@modelcontextprotocol/server';
 import {
-  type HttpListenOptions,
+  type EventBus,
+  type HttpAuthenticator,
   type HttpRoute,
+  InMemoryServerEventBus,
   Lifecycle,
   type Logger,
   type RunningTransport,
-} from '@pier/core';
+} from '@pier/core/transport';
 import * as z from 'zod';
+import type { HttpListenOptions } from './options.js';
 import { createHttpTransport, type TransportInternals } from './server.js';
 
 export interface LogLine {
@@ -54,6 +57,8 @@ export interface TestHost {
   readonly state: Lifecycle['state'];
   onStateChange: Lifecycle['subscribe'];
   createMcpServer(): McpServer;
+  readonly events: EventBus;
+  readonly authenticator: HttpAuthenticator | undefined;
   readonly lifecycle: Lifecycle;
   readonly logs: LogLine[];
   readonly gate: Gate;
@@ -68,7 +73,9 @@ export interface TestHost {
  * (reads a request header), `ask` (elicits input from the client) and `reconnect` (closes its SSE stream, as SEP-1699 polling does, then waits
  * on the gate).
  */
-export function createTestHost(init: { readonly routes?: readonly HttpRoute[] } = {}): TestHost {
+export function createTestHost(
+  init: { readonly routes?: readonly HttpRoute[]; readonly authenticator?: HttpAuthenticator } = {},
+): TestHost {
   const logs: LogLine[] = [];
   const lifecycle = new Lifecycle((error) => logs.push({ level: 'error', message: String(error) }));
   const gate = new Gate();
@@ -86,6 +93,8 @@ export function createTestHost(init: { readonly routes?: readonly HttpRoute[] } 
       servers.push(server);
       return server;
     },
+    events: new InMemoryServerEventBus(),
+    authenticator: init.authenticator,
     lifecycle,
     logs,
     gate,
@@ -166,9 +175,16 @@ export interface TestServer {
 
 export async function startTestServer(
   options: HttpListenOptions = {},
-  init: { readonly routes?: readonly HttpRoute[]; readonly internals?: TransportInternals } = {},
+  init: {
+    readonly routes?: readonly HttpRoute[];
+    readonly internals?: TransportInternals;
+    readonly authenticator?: HttpAuthenticator;
+  } = {},
 ): Promise<TestServer> {
-  const host = createTestHost(init.routes === undefined ? {} : { routes: init.routes });
+  const host = createTestHost({
+    ...(init.routes !== undefined && { routes: init.routes }),
+    ...(init.authenticator !== undefined && { authenticator: init.authenticator }),
+  });
   const running = await createHttpTransport(host, { port: 0, ...options }, init.internals ?? {});
   host.lifecycle.advance('ready');
   const port = running.address.port as number;

@@ -1,0 +1,329 @@
+// Input-required requests (2026-07-28, "multi round-trip requests"): a handler written once with
+// `await ctx.elicit(…)`, `ctx.sample(…)`, `ctx.listRoots()` serves 2026 clients by answering the request
+// with an `input_required` result, and is run again from the top when the client retries with the answers.
+// Answers gathered in earlier rounds travel in the signed `requestState`, so any replica holding the key
+// can serve the next round.
+import { createHash } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  fromJsonSchema,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { MissingClientCapabilityError } from './errors.js';
+
+/** What Pier keeps in a `requestState` (signed with the server's key, readable by the client: no secrets). */
+export interface RoundState {
+  /** Format version. */
+  readonly v: 1;
+  /** Answers gathered so far, by input key. */
+  readonly a: Readonly<Record<string, unknown>>;
+  /** The request the state belongs to: method, target, arguments and principal, hashed. */
+  readonly t: string;
+  /** Rounds completed so far. */
+  readonly r: number;
+}
+
+/** How many rounds one request may take before Pier gives up (the SDK's legacy shim allows as many). */
+export const DEFAULT_MAX_ROUNDS = 8;
+
+/** The kinds of input a handler can ask the client for. */
+export type InputKind = 'elicit' | 'sample' | 'listRoots';
+
+/**
+ * Thrown into a handler's pending asks once Pier has answered the request with `input_required`: the
+ * handler will run again when the client answers. A handler that catches everything should re-throw it.
+ */
+export class InputPendingSignal extends Error {
+  override readonly name = 'InputPendingSignal';
+  constructor() {
+    super('input pending: the client was asked, and the handler runs again with its answers');
+  }
+}
+
+/** One run of a handler on a 2026-07-28 request: the answers it can use and the questions it asked. */
+export class InputRound {
+  /** Answers from earlier rounds (the verified state) and from this request's `inputResponses`. */
+  readonly #known: Readonly<Record<string, unknown>>;
+  readonly #fresh: Readonly<Record<string, unknown>>;
+  /** Answers the handler used this run: carried into the next round's state. */
+  readonly used: Record<string, unknown> = {};
+  readonly pending = new Map<string, InputRequest>();
+  readonly #rejects: ((error: Error) => void)[] = [];
+  readonly #counters = new Map<InputKind | 'once', number>();
+  /** Resolves once the handler has asked something it has no answer for, and every ask of that moment is in. */
+  readonly stalled: Promise<void>;
+  #stall: (() => void) | undefined;
+  readonly #capabilities: ClientCapabilities;
+
+  constructor(known: Readonly<Record<string, unknown>>, mcp: ServerContext) {
+    this.#known = known;
+    this.#fresh = mcp.mcpReq.inputResponses ?? {};
+    this.#capabilities = envelopeCapabilities(mcp) ?? {};
+    this.stalled = new Promise((resolve) => {
+      this.#stall = resolve;
+    });
+  }
+
+  /** The key of the next ask of `kind` when the handler gives none: `elicit-0`, `sample-1`… by kind. */
+  nextKey(kind: InputKind | 'once'): string {
+    const n = this.#counters.get(kind) ?? 0;
+    this.#counters.set(kind, n + 1);
+    return `${kind}-${n}`;
+  }
+
+  /** An answer given earlier or now for `key` that passes `accept`, or `undefined`. */
+  answer(key: string, accept: (value: unknown) => boolean): unknown {
+    for (const source of [this.#known, this.#fresh]) {
+      if (!Object.hasOwn(source, key)) continue;
+      const value = source[key];
+      if (accept(value)) {
+        this.used[key] = value;
+        return value;
+      }
+    }
+    return undefined;
+  }
+
+  /** A value remembered by `ctx.once(key)` in an earlier round. */
+  remembered(key: string): { readonly value: unknown } | undefined {
+    return Object.hasOwn(this.#known, key) ? { value: this.#known[key] } : undefined;
+  }
+
+  remember(key: string, value: unknown): void {
+    this.used[key] = value;
+  }
+
+  /** Records a question and returns a promise that settles only if the round is abandoned. */
+  ask(key: string, request: InputRequest, asker: string): Promise<never> {
+    const missing = missingCapability(request, this.#capabilities);
+    if (missing !== undefined) {
+      const error = new MissingClientCapabilityError(
+        missing,
+        `${asker}: the client did not declare the ${capabilityName(missing)} capability`,
+      );
+      refusedAsks.set(error, { key, request });
+      return Promise.reject(error);
+    }
+    this.pending.set(key, request);
+    // Asks made together (`Promise.all`) arrive in the same turn of the event loop: answer once they are in.
+    if (this.pending.size === 1) setImmediate(() => this.#stall?.());
+    return new Promise<never>((_, reject) => this.#rejects.push(reject));
+  }
+
+  /** Ends every pending ask with an {@link InputPendingSignal}, so the handler's `finally` blocks run. */
+  abandon(): void {
+    const signal = new InputPendingSignal();
+    for (const reject of this.#rejects.splice(0)) reject(signal);
+  }
+}
+
+/**
+ * Runs `handler` for one round of a 2026-07-28 request. Resolves with the handler's own result, or with an
+ * `input_required` result carrying every question the handler asked and the state for the next round.
+ * A state minted for another request, principal, or past `maxRounds` is refused like a forged one.
+ */
+export async function runRound<T>(
+  mcp: ServerContext,
+  target: string,
+  codec: RoundCodec,
+  maxRounds: number,
+  handler: (round: InputRound) => Promise<T>,
+): Promise<T | InputRequiredResult> {
+  const state = mcp.mcpReq.requestState<RoundState>();
+  if (state !== undefined && !isRoundState(state, target)) throw invalidState();
+  if (state !== undefined && state.r >= maxRounds) {
+    throw protocolAnswer(
+      new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `The request took more than ${maxRounds} input rounds`,
+      ),
+    );
+  }
+  const round = new InputRound(state?.a ?? {}, mcp);
+  const running = handler(round);
+  const outcome = await Promise.race([
+    running.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    round.stalled.then(() => undefined),
+  ]);
+  if (outcome !== undefined && round.pending.size === 0) {
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+  round.abandon();
+  running.catch(() => undefined);
+  const next: RoundState = {
+    v: 1,
+    a: { ...(state?.a ?? {}), ...round.used },
+    t: target,
+    r: (state?.r ?? 0) + 1,
+  };
+  return inputRequired({
+    inputRequests: Object.fromEntries(round.pending),
+    requestState: await codec.mint(next, mcp),
+  });
+}
+
+/** What {@link runRound} needs of the request-state codec. */
+export interface RoundCodec {
+  mint(state: RoundState, mcp: ServerContext): Promise<string>;
+}
+
+/**
+ * Identifies the request a state belongs to: the method, what it names (tool, prompt, URI), its
+ * arguments (key order ignored) and the principal, hashed so the state does not repeat the arguments.
+ */
+export function requestTarget(method: string, name: string, args: unknown, principal: string): string {
+  return createHash('sha256')
+    .update(`${method}\0${name}\0${canonicalJson(args)}\0${principal}`)
+    .digest('base64url');
+}
+
+/** The capabilities a 2026-07-28 request declares in its `_meta` envelope; `undefined` on a 2025 request. */
+export function envelopeCapabilities(mcp: ServerContext): ClientCapabilities | undefined {
+  const envelope = mcp.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+  if (envelope === undefined) return undefined;
+  return (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
+}
+
+/** The capability `request` needs that `capabilities` lacks, as the spec's `requiredCapabilities` names it. */
+export function missingCapability(
+  request: InputRequest,
+  capabilities: ClientCapabilities,
+): Readonly<Record<string, object>> | undefined {
+  switch (request.method) {
+    case 'sampling/createMessage':
+      return capabilities.sampling === undefined ? { sampling: {} } : undefined;
+    case 'roots/list':
+      return capabilities.roots === undefined ? { roots: {} } : undefined;
+    case 'elicitation/create': {
+      const elicitation = capabilities.elicitation as { form?: object; url?: object } | undefined;
+      if (elicitation === undefined) return { elicitation: {} };
+      const url = (request.params as { mode?: unknown }).mode === 'url';
+      if (url && elicitation.url === undefined) return { elicitation: { url: {} } };
+      // An empty `elicitation: {}` means form mode (the 2025-06-18 meaning, kept by later revisions).
+      if (!url && elicitation.form === undefined && elicitation.url !== undefined) {
+        return { elicitation: { form: {} } };
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** How an error message names a missing capability: `sampling`, `elicitation (URL mode)`… */
+export function capabilityName(missing: Readonly<Record<string, object>>): string {
+  if (missing.elicitation !== undefined && 'url' in missing.elicitation) return 'elicitation (URL mode)';
+  return Object.keys(missing).join(', ');
+}
+
+/** The wire error for a state that fails verification, the same the SDK gives for a forged one. */
+export function invalidState(): ProtocolError {
+  return protocolAnswer(
+    new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+      reason: 'invalid_request_state',
+    }),
+  );
+}
+
+/** The question behind a missing-capability error raised by {@link InputRound.ask}. */
+const refusedAsks = new WeakMap<MissingClientCapabilityError, { key: string; request: InputRequest }>();
+
+/**
+ * A handler's uncaught missing-capability error on a 2026-07-28 request, as an `input_required` result
+ * carrying the question the client cannot answer: the SDK's capability gate answers it with the spec's
+ * `-32021` naming the capability (HTTP 400), which a tool could not do by throwing (the SDK turns a tool's
+ * throw into a tool error). `undefined` for an error Pier did not raise.
+ */
+export function refusedQuestion(error: MissingClientCapabilityError): InputRequiredResult | undefined {
+  const asked = refusedAsks.get(error);
+  return asked && inputRequired({ inputRequests: { [asked.key]: asked.request } });
+}
+
+/**
+ * Errors Pier itself answers a request with (a forged state, a missing capability): a tool returns them
+ * as JSON-RPC errors, not as tool errors, unlike whatever a handler throws.
+ */
+const answers = new WeakSet<Error>();
+function protocolAnswer<E extends Error>(error: E): E {
+  answers.add(error);
+  return error;
+}
+
+/** Whether `error` is one of Pier's protocol answers (see `protocolAnswer`). */
+export function isProtocolAnswer(error: unknown): boolean {
+  return error instanceof Error && answers.has(error);
+}
+
+/** Whether `value` is a valid elicitation answer to `request` (content checked against its schema). */
+export function isElicitAnswer(value: unknown, requestedSchema: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const { action, content } = value;
+  if (action === 'decline' || action === 'cancel') return true;
+  if (action !== 'accept') return false;
+  if (requestedSchema === undefined) return content === undefined || isRecord(content);
+  if (!isRecord(content)) return false;
+  const result = schemaOf(requestedSchema)['~standard'].validate(content);
+  return !(result instanceof Promise) && result.issues === undefined;
+}
+
+/** Whether `value` is a sampling answer (`role`, `content`, `model`). */
+export function isSamplingAnswer(value: unknown): boolean {
+  return (
+    isRecord(value) && typeof value.role === 'string' && typeof value.model === 'string' && 'content' in value
+  );
+}
+
+/** Whether `value` is a `roots/list` answer. */
+export function isRootsAnswer(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    Array.isArray(value.roots) &&
+    value.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
+  );
+}
+
+const schemas = new WeakMap<object, ReturnType<typeof fromJsonSchema>>();
+function schemaOf(schema: unknown): ReturnType<typeof fromJsonSchema> {
+  const key = schema as object;
+  let compiled = schemas.get(key);
+  if (compiled === undefined) {
+    compiled = fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]);
+    schemas.set(key, compiled);
+  }
+  return compiled;
+}
+
+function isRoundState(value: unknown, target: string): value is RoundState {
+  return (
+    isRecord(value) &&
+    value.v === 1 &&
+    value.t === target &&
+    isRecord(value.a) &&
+    typeof value.r === 'number' &&
+    Number.isInteger(value.r) &&
+    value.r >= 0
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

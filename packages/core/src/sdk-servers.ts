@@ -1,0 +1,290 @@
+// Builds SDK servers from the declarations: one per stdio connection, HTTP session or stateless request.
+// Everything that does not change per server (callbacks, schemas, templates) is made once, here.
+import {
+  type AuthInfo,
+  createRequestStateCodec,
+  McpServer,
+  type RequestStateCodec,
+  type ServerCapabilities,
+  type ServerContext,
+  UriTemplate,
+  type Variables,
+} from '@modelcontextprotocol/server';
+import { type ContextDeps, requestContext, resourceContext, toolContext } from './context.js';
+import type { HttpAuthenticator, ServerInfo } from './contract.js';
+import type { ListedResource, ListedResources, ResourceDeclaration } from './declaration.js';
+import type { Declarations } from './declarations.js';
+import { describe, MissingClientCapabilityError, messageOf } from './errors.js';
+import {
+  type InputRound,
+  isProtocolAnswer,
+  type RoundState,
+  refusedQuestion,
+  requestTarget,
+  runRound,
+} from './input-required.js';
+import type { Logger } from './logger.js';
+import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
+import type { ResourceUpdates } from './subscriptions.js';
+import type { SdkServerOptions } from './transport-contract.js';
+
+/** What the builder needs besides the declarations. */
+export interface SdkServerBuilderOptions {
+  readonly info: ServerInfo & { readonly title?: string; readonly description?: string };
+  readonly instructions: string | undefined;
+  readonly logger: Logger;
+  readonly updates: ResourceUpdates;
+  readonly requestState: { readonly key: string | Uint8Array; readonly ttlSeconds?: number };
+  readonly maxRounds: number;
+}
+
+/** A handler call made per SDK server, knowing how to read the client's `initialize` capabilities. */
+type Register = (server: McpServer, deps: (logger: Logger) => ContextDeps) => void;
+type Callback = (...args: unknown[]) => Promise<never>;
+
+const NO_VARIABLES: Variables = Object.freeze({});
+
+/** Turns declarations into SDK servers. */
+export class SdkServerBuilder {
+  readonly #declarations: Declarations;
+  readonly #options: SdkServerBuilderOptions;
+  readonly #registrations: Register[] = [];
+  readonly #capabilities: ServerCapabilities;
+  readonly #codec: RequestStateCodec<RoundState>;
+  readonly #verify: (state: string, ctx: ServerContext) => Promise<RoundState>;
+
+  constructor(declarations: Declarations, options: SdkServerBuilderOptions) {
+    this.#declarations = declarations;
+    this.#options = options;
+    // Bound to the method and the principal: a state replayed by another user, or on another method, fails
+    // verification (-32602). The tool, prompt or URI and the arguments are checked against the state's
+    // target once the handler's arguments are known (see input-required.ts).
+    const codec = createRequestStateCodec<RoundState>({
+      key: options.requestState.key,
+      ...(options.requestState.ttlSeconds !== undefined && { ttlSeconds: options.requestState.ttlSeconds }),
+      bind: (ctx) => `${ctx.mcpReq.method}\0${this.#principal(ctx.http?.authInfo)}`,
+    });
+    this.#codec = codec;
+    this.#verify = (state, ctx) => codec.verify(state, ctx);
+    for (const tool of declarations.tools) this.#addTool(tool);
+    for (const resource of declarations.resources) this.#addResource(resource);
+    for (const prompt of declarations.prompts) this.#addPrompt(prompt);
+    let capabilities: ServerCapabilities = {
+      logging: {},
+      ...(declarations.tools.length > 0 && { tools: { listChanged: false } }),
+      ...(declarations.resources.length > 0 && { resources: { listChanged: false } }),
+      ...(declarations.prompts.length > 0 && { prompts: { listChanged: false } }),
+    };
+    for (const extension of declarations.extensions) {
+      if (extension.capabilities) capabilities = mergeCapabilities(capabilities, extension.capabilities);
+    }
+    this.#capabilities = capabilities;
+  }
+
+  /** A fresh SDK server with everything registered. */
+  create(options: SdkServerOptions = {}): McpServer {
+    const { info, instructions, updates, maxRounds } = this.#options;
+    const declarations = this.#declarations;
+    const subscribe = declarations.subscribable && options.subscriptions !== false;
+    const capabilities = subscribe
+      ? { ...this.#capabilities, resources: { ...this.#capabilities.resources, subscribe: true } }
+      : this.#capabilities;
+    const server = new McpServer(
+      {
+        name: info.name,
+        version: info.version,
+        ...(info.title !== undefined && { title: info.title }),
+        ...(info.description !== undefined && { description: info.description }),
+      },
+      {
+        capabilities,
+        ...(instructions !== undefined && { instructions }),
+        // Never send the client a request (sampling, elicitation) for a capability it did not declare:
+        // the SDK then refuses at once, instead of a request the client cannot answer (or, on stateless
+        // HTTP, whose answer could never come back) waiting for its timeout.
+        enforceStrictCapabilities: true,
+        requestState: { verify: this.#verify },
+        inputRequired: { maxRounds },
+      },
+    );
+    const initializeCapabilities = () => server.server.getClientCapabilities();
+    const notifier = updates;
+    const deps = (logger: Logger): ContextDeps => ({ logger, notifier, initializeCapabilities });
+    for (const register of this.#registrations) register(server, deps);
+    if (declarations.subscribable) updates.serve(server, declarations.uriKind);
+    if (options.lifetime !== 'request') updates.connect(server, options.era);
+    const context = { era: options.era };
+    for (const extension of declarations.extensions) extension.setup?.(server, context);
+    return server;
+  }
+
+  #principal(auth: AuthInfo | undefined): string {
+    if (auth === undefined) return '';
+    const authenticator: HttpAuthenticator | undefined = this.#declarations.authenticator;
+    return authenticator?.principalOf?.(auth) ?? auth.clientId;
+  }
+
+  /**
+   * Runs `handler` as one round of a 2026-07-28 request (a question answers `input_required`), or
+   * straight on a 2025 one. A missing capability the handler did not catch is the protocol's -32021 on
+   * 2026-07-28; on 2025 revisions it is thrown like any handler error.
+   */
+  async #serve<T>(
+    mcp: ServerContext,
+    name: string,
+    args: unknown,
+    handler: (round: InputRound | undefined) => Promise<T>,
+  ): Promise<T | Awaited<ReturnType<typeof runRound>>> {
+    if (mcp.mcpReq.envelope === undefined) return handler(undefined);
+    const target = requestTarget(mcp.mcpReq.method, name, args, this.#principal(mcp.http?.authInfo));
+    try {
+      return await runRound(mcp, target, this.#codec, this.#options.maxRounds, handler);
+    } catch (error) {
+      const refused = error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined;
+      if (refused !== undefined) return refused;
+      throw error;
+    }
+  }
+
+  #addTool({ declaration: tool, config }: Declarations['tools'][number]): void {
+    const logger = this.#options.logger.child(`tool:${tool.name}`);
+    const handler = tool.handler as (args: unknown, ctx: unknown) => unknown;
+    const hasInput = config.inputSchema !== undefined;
+    const serve = (mcp: ServerContext, args: unknown, deps: ContextDeps) =>
+      this.#serve(mcp, tool.name, args, async (round) =>
+        toToolResult(await handler(args, toolContext(mcp, deps, round))),
+      );
+    this.#registrations.push((server, deps) => {
+      const context = deps(logger);
+      // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
+      const callback = async (...received: unknown[]) => {
+        const [args, mcp] = hasInput ? received : [{}, received[0]];
+        try {
+          return await serve(mcp as ServerContext, args, context);
+        } catch (error) {
+          // Protocol answers (-32021, a forged or stale requestState) are not tool failures.
+          if (isProtocolAnswer(error)) throw error;
+          logger.warn('tool failed', { error: messageOf(error) });
+          return toolErrorResult(error);
+        }
+      };
+      server.registerTool(tool.name, config, callback as Callback);
+    });
+  }
+
+  #addResource({ declaration: resource, metadata, template }: Declarations['resources'][number]): void {
+    const logger = this.#options.logger.child(`resource:${resource.name}`);
+    this.#registrations.push((server, deps) => {
+      const context = deps(logger);
+      const read = async (uri: URL, variables: Variables, mcp: ServerContext) => {
+        try {
+          return await this.#serve(mcp, uri.href, {}, async (round) =>
+            toResourceResult(
+              await resource.handler(uri, resourceContext(mcp, context, round, variables)),
+              uri.href,
+              resource.mimeType,
+            ),
+          );
+        } catch (error) {
+          logger.warn('resource read failed', { error: messageOf(error) });
+          throw error;
+        }
+      };
+      if (template === undefined) {
+        const readFixed = (uri: URL, mcp: ServerContext) => read(uri, NO_VARIABLES, mcp);
+        server.registerResource(resource.name, resource.uri as string, metadata, readFixed as never);
+      } else {
+        server.registerResource(resource.name, template, metadata, read as never);
+      }
+    });
+  }
+
+  #addPrompt({ declaration: prompt, argsSchema }: Declarations['prompts'][number]): void {
+    const logger = this.#options.logger.child(`prompt:${prompt.name}`);
+    const handler = prompt.handler as (args: unknown, ctx: unknown) => unknown;
+    const config = {
+      ...(prompt.title !== undefined && { title: prompt.title }),
+      ...(prompt.description !== undefined && { description: prompt.description }),
+      ...(argsSchema && { argsSchema }),
+    };
+    this.#registrations.push((server, deps) => {
+      const context = deps(logger);
+      const callback = async (...received: unknown[]) => {
+        const [values, mcp] = argsSchema ? received : [{}, received[0]];
+        try {
+          return await this.#serve(mcp as ServerContext, prompt.name, values, async (round) =>
+            toPromptResult(
+              await handler(values, requestContext(mcp as ServerContext, context, round)),
+              prompt.description,
+            ),
+          );
+        } catch (error) {
+          logger.warn('prompt failed', { error: messageOf(error) });
+          throw error;
+        }
+      };
+      server.registerPrompt(prompt.name, config, callback as Callback);
+    });
+  }
+}
+
+/**
+ * `resources/list`'s callback for a template's `list`: URIs it does not match are left out, and logged.
+ * Built when the template is declared (see Declarations), with the same context every handler gets.
+ */
+export function templateLister(logger: Logger, updates: ResourceUpdates) {
+  return (resource: ResourceDeclaration & { readonly uriTemplate: string }) => {
+    const list = resource.list as NonNullable<typeof resource.list>;
+    const scoped = logger.child(`resource:${resource.name}`);
+    const matcher = new UriTemplate(resource.uriTemplate);
+    const deps: ContextDeps = { logger: scoped, notifier: updates, initializeCapabilities: () => undefined };
+    return async (mcp: ServerContext) => {
+      let listed: ListedResources;
+      try {
+        listed = await list(requestContext(mcp, deps, undefined));
+      } catch (error) {
+        scoped.warn('resource list failed', { error: messageOf(error) });
+        throw error;
+      }
+      if (!Array.isArray(listed)) {
+        scoped.warn('resource list ignored: list() must return an array', { got: describe(listed) });
+        return { resources: [] };
+      }
+      const resources = [];
+      for (const entry of listed as readonly unknown[]) {
+        const item = typeof entry === 'string' ? { uri: entry } : entry;
+        const uri = (item as { uri?: unknown } | null)?.uri;
+        if (typeof uri !== 'string' || matcher.match(uri) === null) {
+          scoped.warn('listed resource left out: not a URI of the template', {
+            uriTemplate: resource.uriTemplate,
+            got: describe(typeof entry === 'string' ? entry : uri),
+          });
+          continue;
+        }
+        const { name, title, description, mimeType } = item as Exclude<ListedResource, string>;
+        resources.push({
+          uri,
+          name: typeof name === 'string' && name !== '' ? name : uri,
+          ...(typeof title === 'string' && { title }),
+          ...(typeof description === 'string' && { description }),
+          ...((mimeType ?? resource.mimeType) !== undefined && { mimeType: mimeType ?? resource.mimeType }),
+        });
+      }
+      return { resources };
+    };
+  };
+}
+
+/** Extension capabilities merged into Pier's: objects merged key by key, one level deep. */
+function mergeCapabilities(base: ServerCapabilities, extra: ServerCapabilities): ServerCapabilities {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = merged[key];
+    merged[key] = isRecord(current) && isRecord(value) ? { ...current, ...value } : value;
+  }
+  return merged as ServerCapabilities;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,96 @@
+// The transport contract: what a transport is told about the server it serves, and what it gives back.
+// Types only. Transport authors import these from `@pier/core/transport`.
+import type { McpServer, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import type { HttpAuthenticator, HttpRoute, ServerInfo } from './contract.js';
+import type { LifecycleListener, LifecycleState } from './lifecycle.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Carries change events (`resource_updated`, `*_list_changed`) from whoever raises them to every open
+ * connection that should hear them: the SDK's `ServerEventBus`, two methods. Pier's default lives in
+ * memory; a multi-replica deployment passes one backed by a shared broker (`@pier/redis`) to
+ * `createServer(…, { eventBus })`. `publish` must not throw, and must not echo an event back to the
+ * listener that published it from inside that listener.
+ */
+export type EventBus = ServerEventBus;
+
+/** An event on the {@link EventBus}. */
+export type BusEvent = ServerEvent;
+
+/** What a transport is told about the server it serves. */
+export interface TransportHost {
+  readonly info: ServerInfo;
+  readonly logger: Logger;
+  /** Routes registered by plugins, validated: no two share a method and path. */
+  readonly routes: readonly HttpRoute[];
+  /** Current lifecycle state; `draining` means readiness must fail and new work is winding down. */
+  readonly state: LifecycleState;
+  onStateChange(listener: LifecycleListener): () => void;
+  /**
+   * Builds a fresh SDK server with every tool, resource and prompt registered, bound to the one
+   * instance of the user's class. The SDK does not let one server serve concurrent transports,
+   * so a transport asks for one per connection or per request.
+   */
+  createMcpServer(options?: SdkServerOptions): McpServer;
+  /**
+   * The server's change events. An HTTP transport hands it to the SDK's handler (`createMcpHandler`'s
+   * `bus`), so that 2026-07-28 `subscriptions/listen` streams hear every change; 2025-era connections
+   * built by {@link createMcpServer} hear it through core.
+   */
+  readonly events: EventBus;
+  /** The authenticator a plugin set (`PluginContext.setAuthenticator`), if any: HTTP transports run it. */
+  readonly authenticator: HttpAuthenticator | undefined;
+}
+
+/** Options of {@link TransportHost.createMcpServer}. */
+export interface SdkServerOptions {
+  /**
+   * `false` for a server that lives for one request (stateless HTTP): it does not advertise
+   * `resources.subscribe`, since no update could reach its client later (`resources/subscribe` is
+   * refused with -32600 either way). Default `true`.
+   */
+  readonly subscriptions?: boolean;
+  /** The protocol era the server will serve, when the transport knows it (told to plugin extensions). */
+  readonly era?: 'modern' | 'legacy';
+  /**
+   * `request` for a server that answers one request and is closed (HTTP): core does not track it for change
+   * events, which the SDK's HTTP handler delivers from {@link TransportHost.events} itself. Default
+   * `connection`: a server that outlives requests (stdio, an HTTP session) and hears every change.
+   */
+  readonly lifetime?: 'request' | 'connection';
+}
+
+/** Why a transport is being closed. */
+export type CloseReason = 'close' | 'SIGTERM' | 'SIGINT';
+
+/** Options core passes when it closes a transport. */
+export interface TransportCloseOptions {
+  readonly reason: CloseReason;
+  /** The drain delay the user asked for in `close()`, if any; the transport picks its default otherwise. */
+  readonly drainDelayMs?: number;
+}
+
+/** Where a server listens, as reported by `listen()`. For stdio, `url` is `stdio:`. */
+export interface ListenResult {
+  readonly transport: 'stdio' | 'streamable-http' | (string & {});
+  readonly url: string;
+  readonly host?: string;
+  readonly port?: number;
+}
+
+/** A running transport, as returned to core. */
+export interface RunningTransport {
+  readonly address: ListenResult;
+  /** Drains and closes. Resolves once nothing the transport owns keeps the process alive. */
+  close(options: TransportCloseOptions): Promise<void>;
+}
+
+/**
+ * A transport `listen()` can start: what `httpTransport(options)` of `@pier/transport-http` returns, or
+ * your own. Its options are validated when it is made, so a bad option fails before anything listens.
+ */
+export interface PierTransport {
+  /** Short name for logs and errors, such as `streamable-http`. */
+  readonly name: string;
+  start(host: TransportHost): Promise<RunningTransport>;
+}

@@ -1,0 +1,46 @@
+// `@pier/core/transport`: what a transport needs to serve a Pier server. `@pier/transport-http` is built on
+// it, and so can your own. The SDK pieces are re-exported from the one copy core uses, so a transport and
+// core can never run two SDK versions side by side.
+
+export type {
+  AuthInfo,
+  EventId,
+  EventStore,
+  JSONRPCMessage,
+  McpHttpHandler,
+  McpServer,
+  MessageExtraInfo,
+  RequestId,
+  StreamId,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
+export {
+  classifyInboundRequest,
+  createMcpHandler,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  InMemoryServerEventBus,
+  isInitializeRequest,
+  isJsonContentType,
+  localhostAllowedHostnames,
+  PROTOCOL_VERSION_META_KEY,
+  parseJSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
+export type { HttpAuthenticator, HttpAuthOutcome, HttpRefusal, HttpRoute, ServerInfo } from './contract.js';
+export { describe, MAX_TIMER_MS, messageOf } from './errors.js';
+export type { LifecycleListener, LifecycleState } from './lifecycle.js';
+export { Lifecycle } from './lifecycle.js';
+export type { Logger } from './logger.js';
+export type {
+  BusEvent,
+  CloseReason,
+  EventBus,
+  ListenResult,
+  PierTransport,
+  RunningTransport,
+  SdkServerOptions,
+  TransportCloseOptions,
+  TransportHost,
+} from './transport-contract.js';
