@@ -68,7 +68,57 @@ export interface PluginContext {
    * the body is read. One per server: a second call, from any plugin, is `PLUGIN_INVALID`. Only during setup.
    */
   setAuthenticator(authenticator: HttpAuthenticator): void;
+  /**
+   * Watches every request and notification the server's SDK servers receive, on every transport and both
+   * eras, and how each request ended: what tracing and metrics plugins need. Only during setup.
+   */
+  observe(observer: McpObserver): void;
 }
+
+/**
+ * Sees MCP traffic at the transport boundary (see {@link PluginContext.observe}). Observers cost nothing
+ * when none is registered; an observer that throws is logged and skipped, never breaks a request.
+ */
+export interface McpObserver {
+  /**
+   * A request arrived. Call `dispatch()` to let it run — inside your own async context (an active tracing
+   * span) if you like; it is called for you right after you return if you did not. The function you
+   * return, if any, is called once with the request's outcome when its answer is sent.
+   */
+  onRequest?(
+    request: ObservedRequest,
+    dispatch: () => void,
+  ): ((outcome: ObservedOutcome) => void) | undefined;
+  /** A notification arrived (`notifications/initialized`, `notifications/cancelled`…). */
+  onNotification?(notification: ObservedNotification): void;
+}
+
+/** A request as an observer sees it. `params` are the client's, untouched: do not record them blindly. */
+export interface ObservedRequest {
+  readonly method: string;
+  readonly id: string | number;
+  readonly params: Readonly<Record<string, unknown>> | undefined;
+  /** The protocol era of the server that received it, when the transport told core. */
+  readonly era: 'modern' | 'legacy' | undefined;
+  /** The 2025 session id, on sessionful HTTP. */
+  readonly sessionId: string | undefined;
+  /** HTTP request headers (`traceparent`…), over HTTP. */
+  readonly headers: Headers | undefined;
+  /** Who is calling, when an authenticator ran. */
+  readonly authInfo: AuthInfo | undefined;
+}
+
+/** A notification as an observer sees it. */
+export interface ObservedNotification {
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>> | undefined;
+  readonly era: 'modern' | 'legacy' | undefined;
+}
+
+/** How a request ended: its result, or its JSON-RPC error. */
+export type ObservedOutcome =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
 
 /** What a plugin adds to each SDK server Pier builds; see {@link PluginContext.extendMcpServer}. */
 export interface McpServerExtension {

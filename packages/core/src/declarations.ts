@@ -2,7 +2,7 @@
 // clashes and prepared once (schemas converted, templates parsed). Building SDK servers from it is
 // sdk-servers.ts's job.
 import { ResourceTemplate, type ToolAnnotations } from '@modelcontextprotocol/server';
-import type { HttpAuthenticator, HttpRoute, McpServerExtension } from './contract.js';
+import type { HttpAuthenticator, HttpRoute, McpObserver, McpServerExtension } from './contract.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
@@ -45,6 +45,7 @@ export class Declarations {
   readonly resources: PreparedResource[] = [];
   readonly prompts: PreparedPrompt[] = [];
   readonly extensions: McpServerExtension[] = [];
+  readonly observers: McpObserver[] = [];
   readonly #toolNames = new Map<string, string>();
   readonly #resourceNames = new Map<string, string>();
   readonly #resourceUris = new Map<string, string>();
@@ -168,6 +169,22 @@ export class Declarations {
       fail(where, 'setup', 'a function', setup, 'PLUGIN_INVALID');
     }
     this.extensions.push(Object.freeze({ ...(extension as McpServerExtension) }));
+  }
+
+  addObserver(observer: unknown, source: string): void {
+    const where = `${source}: observe`;
+    if (typeof observer !== 'object' || observer === null) {
+      fail(where, 'observer', 'an object { onRequest?, onNotification? }', observer, 'PLUGIN_INVALID');
+    }
+    const { onRequest, onNotification } = observer as Partial<McpObserver>;
+    for (const [field, value] of [
+      ['onRequest', onRequest],
+      ['onNotification', onNotification],
+    ] as const) {
+      if (value !== undefined && typeof value !== 'function')
+        fail(where, field, 'a function', value, 'PLUGIN_INVALID');
+    }
+    this.observers.push(observer as McpObserver);
   }
 
   setAuthenticator(authenticator: unknown, source: string): void {

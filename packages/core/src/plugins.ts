@@ -68,6 +68,10 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
       whileOpen('setAuthenticator');
       registry.setAuthenticator(authenticator, source);
     },
+    observe: (observer) => {
+      whileOpen('observe');
+      registry.addObserver(observer, source);
+    },
   };
   try {
     const returned: unknown = plugin.setup(ctx);

@@ -24,6 +24,7 @@ import {
   runRound,
 } from './input-required.js';
 import type { Logger } from './logger.js';
+import { observeServer } from './observe.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import type { ResourceUpdates } from './subscriptions.js';
 import type { SdkServerOptions } from './transport-contract.js';
@@ -115,6 +116,9 @@ export class SdkServerBuilder {
     if (options.lifetime !== 'request') updates.connect(server, options.era);
     const context = { era: options.era };
     for (const extension of declarations.extensions) extension.setup?.(server, context);
+    if (declarations.observers.length > 0) {
+      observeServer(server, declarations.observers, options.era, this.#options.logger);
+    }
     return server;
   }
 

@@ -45,6 +45,7 @@ export function countingRoutes(plugin: PierPlugin): {
         onClose: (hook) => ctx.onClose(hook),
         extendMcpServer: (extension) => ctx.extendMcpServer(extension),
         setAuthenticator: (authenticator) => ctx.setAuthenticator(authenticator),
+        observe: (observer) => ctx.observe(observer),
         addRoute: (route) =>
           ctx.addRoute({
             ...route,

@@ -65,6 +65,7 @@ export async function startTestServer(
     onClose: () => () => {},
     extendMcpServer() {},
     setAuthenticator() {},
+    observe() {},
   };
   plugin.setup(ctx);
 

@@ -313,3 +313,34 @@ describe('the 2025 session registry and event store, replaced', () => {
     ).toThrow(/sessionRegistry must be a function.*\n?.*resumability.eventStore must be a function/s);
   });
 });
+
+describe('observe(): every request over HTTP, both eras, with its headers', () => {
+  it.each([false, true])('sees tools/call and its outcome (sessions: %s)', async (sessions) => {
+    const seenCalls: { era: unknown; traceparent: string | null | undefined; ok: boolean }[] = [];
+    const observer: PierPlugin = {
+      name: 'observer',
+      setup: (ctx) =>
+        ctx.observe({
+          onRequest(request) {
+            if (request.method !== 'tools/call') return undefined;
+            return (outcome) =>
+              seenCalls.push({
+                era: request.era,
+                traceparent: request.headers?.get('traceparent'),
+                ok: 'result' in outcome,
+              });
+          },
+        }),
+    };
+    const server = pier([observer]);
+    const { url } = await server.listen(httpTransport({ port: 0, sessions }));
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    for (const client of [await modernClient(url, { traceparent }), await legacyClient(url, { traceparent })]) {
+      await client.callTool({ name: 'whoami', arguments: {} });
+    }
+    expect(seenCalls).toEqual([
+      { era: 'modern', traceparent, ok: true },
+      { era: 'legacy', traceparent, ok: true },
+    ]);
+  });
+});

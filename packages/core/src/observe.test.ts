@@ -1,0 +1,84 @@
+// PluginContext.observe: every request and notification, how each ended, and the observer's async context
+// around the handler — on both eras, with a throwing observer breaking nothing.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpObserver, ObservedOutcome, ObservedRequest } from './contract.js';
+import { defineServer, defineTool } from './define.js';
+import { createServer } from './server.js';
+import { connect, ERAS, quiet } from './test-helpers.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const span = new AsyncLocalStorage<string>();
+const seenInHandler: (string | undefined)[] = [];
+
+function observed(observers: McpObserver[]) {
+  return createServer(
+    defineServer({
+      name: 'observed',
+      version: '1.0.0',
+      tools: [
+        defineTool({
+          name: 'traced',
+          handler: () => {
+            seenInHandler.push(span.getStore());
+            return 'ok';
+          },
+        }),
+        defineTool({
+          name: 'broken',
+          handler: () => {
+            throw new Error('boom');
+          },
+        }),
+      ],
+      plugins: [{ name: 'observer', setup: (ctx) => observers.forEach((o) => ctx.observe(o)) }],
+    }),
+    quiet,
+  );
+}
+
+describe.each(Object.keys(ERAS) as (keyof typeof ERAS)[])('observe() over %s', (era) => {
+  it('sees each request with its outcome, and its dispatch runs the handler in the observer’s context', async () => {
+    const requests: ObservedRequest[] = [];
+    const outcomes: [string, ObservedOutcome][] = [];
+    const notifications: string[] = [];
+    seenInHandler.length = 0;
+    const server = observed([
+      {
+        onRequest(request, dispatch) {
+          requests.push(request);
+          span.run(`span:${request.method}`, dispatch);
+          return (outcome) => outcomes.push([request.method, outcome]);
+        },
+        onNotification: (notification) => notifications.push(notification.method),
+      },
+      {
+        onRequest() {
+          throw new Error('a broken observer');
+        },
+      },
+    ]);
+    const client = await connect(server, era);
+    closers.push(() => client.close());
+    await client.callTool({ name: 'traced', arguments: {} });
+    const broken = await client.callTool({ name: 'broken', arguments: {} });
+    expect(broken.isError).toBe(true);
+    const calls = requests.filter((request) => request.method === 'tools/call');
+    expect(calls.map((request) => (request.params as { name: string }).name)).toEqual(['traced', 'broken']);
+    expect(seenInHandler).toEqual(['span:tools/call']);
+    const callOutcomes = outcomes.filter(([method]) => method === 'tools/call').map(([, outcome]) => outcome);
+    expect(callOutcomes).toHaveLength(2);
+    expect(callOutcomes[1]).toMatchObject({ result: { isError: true } });
+    if (era !== 'modern') expect(notifications).toContain('notifications/initialized');
+  });
+});
+
+it('a server without observers is not wrapped', () => {
+  const server = observed([]);
+  const mcp = server.createMcpServer();
+  expect(Object.hasOwn(mcp, 'connect')).toBe(false);
+});
