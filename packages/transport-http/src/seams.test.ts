@@ -335,7 +335,10 @@ describe('observe(): every request over HTTP, both eras, with its headers', () =
     const server = pier([observer]);
     const { url } = await server.listen(httpTransport({ port: 0, sessions }));
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    for (const client of [await modernClient(url, { traceparent }), await legacyClient(url, { traceparent })]) {
+    for (const client of [
+      await modernClient(url, { traceparent }),
+      await legacyClient(url, { traceparent }),
+    ]) {
       await client.callTool({ name: 'whoami', arguments: {} });
     }
     expect(seenCalls).toEqual([
