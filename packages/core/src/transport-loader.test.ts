@@ -13,10 +13,13 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-// Implements the transport contract as documented in contract.ts, and reports each call on stdout.
+// Implements the transport contract as documented in transport-contract.ts, and reports each call on stdout.
 const STAND_IN = `
 const report = (value) => process.stdout.write(JSON.stringify(value) + '\\n');
-export async function startHttpTransport(host, options) {
+export function httpTransport(options) {
+  return { name: 'streamable-http', start: (host) => start(host, options) };
+}
+async function start(host, options) {
   const states = [];
   host.onStateChange((state) => states.push(state));
   const mcp = host.createMcpServer();
@@ -48,9 +51,9 @@ function writeStandIn(dir: string): void {
   writeFileSync(join(dir, 'index.js'), STAND_IN);
 }
 
-async function run(dir: string): Promise<Record<string, unknown>[]> {
+async function run(dir: string, args: readonly string[] = []): Promise<Record<string, unknown>[]> {
   cpSync(join(FIXTURES, 'listen-http.mjs'), join(dir, 'listen-http.mjs'));
-  const child = runNode([join(dir, 'listen-http.mjs')], { cwd: dir });
+  const child = runNode([join(dir, 'listen-http.mjs'), ...args], { cwd: dir });
   const { code } = await child.exited;
   expect(code, child.stderr()).toBe(0);
   return child
@@ -64,7 +67,8 @@ describe('listen with streamable-http', () => {
   it(
     'rejects with TRANSPORT_NOT_INSTALLED, naming the package, when it is not installed',
     async () => {
-      const project = scratchProject();
+      // Core copied, so nothing above the project (the workspace links the real package) is in reach.
+      const project = scratchProject({}, { copyCore: true });
       cleanups.push(project.remove);
       const [result] = await run(project.dir);
       expect(result).toEqual({
@@ -79,21 +83,18 @@ describe('listen with streamable-http', () => {
   );
 
   it.each([
-    // npm's flat node_modules: core itself resolves the optional peer.
-    ['installed beside core', true, 'node_modules'],
-    // A linked core (workspaces, pnpm without the peer wired) cannot see it; the application can.
-    ['installed for the application only', false, 'node_modules'],
-    // The transport package's own tests and examples.
-    ['the application is the transport package', false, 'self'],
+    // npm's flat node_modules (and pnpm, which links an installed optional peer beside core): core
+    // itself resolves the package for the 'streamable-http' shortcut.
+    ['the shortcut, installed beside core', []],
+    // The application imports httpTransport and hands it to listen: nothing for core to find.
+    ['the application’s own httpTransport(options)', ['--import']],
   ] as const)(
     'hands the transport the host and options, resolves with its address, and closes it (%s)',
-    async (_, copyCore, where) => {
-      const project = scratchProject({}, { copyCore });
+    async (_, args) => {
+      const project = scratchProject({}, { copyCore: true });
       cleanups.push(project.remove);
-      writeStandIn(
-        where === 'self' ? project.dir : join(project.dir, 'node_modules', '@pier', 'transport-http'),
-      );
-      const [started, listened, closed, after] = await run(project.dir);
+      writeStandIn(join(project.dir, 'node_modules', '@pier', 'transport-http'));
+      const [started, listened, closed, after] = await run(project.dir, args);
       expect(started).toEqual({
         started: {
           info: { name: 'weather', version: '1.0.0' },

@@ -29,7 +29,9 @@ export {
   validateHostHeader,
 } from '@modelcontextprotocol/server';
 export type { HttpAuthenticator, HttpAuthOutcome, HttpRefusal, HttpRoute, ServerInfo } from './contract.js';
-export { describe, MAX_TIMER_MS, messageOf } from './errors.js';
+// Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
+// the message of anything thrown.
+export { describe as describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export { Lifecycle } from './lifecycle.js';
 export type { Logger } from './logger.js';

@@ -1,4 +1,5 @@
 // The public shapes of the plugin's options and their validation, done once when healthPlugin() is called.
+import { MAX_TIMER_MS } from '@pier/core/transport';
 import { HealthPluginError } from './errors.js';
 
 /** The status of one check, and of the server as a whole. */
@@ -79,7 +80,6 @@ export const DEFAULT_PATHS: Required<HealthPaths> = {
   ready: '/health/ready',
 };
 /** Larger delays overflow node's timers (they would fire after 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 const OPTION_KEYS = new Set(['checks', 'paths', 'timeoutMs', 'cacheTtlMs', 'exposeDetails', 'readyWhen']);
 const CHECK_KEYS = new Set(['name', 'critical', 'check', 'timeoutMs']);

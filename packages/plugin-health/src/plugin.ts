@@ -40,134 +40,178 @@ export interface HealthPlugin extends PierPlugin {
  * @throws {HealthPluginError} `HEALTH_OPTIONS_INVALID` when an option or a check definition is invalid.
  */
 export function healthPlugin(options: HealthPluginOptions): HealthPlugin {
-  const { checks, paths, cacheTtlMs, exposeDetails, readyWhen } = normalizeOptions(options);
+  const normalized = normalizeOptions(options);
+  const readiness = new AppReadiness(normalized.readyWhen);
+  return {
+    name: 'health',
+    markReady() {
+      readiness.markReady();
+    },
+    setup(ctx: PluginContext) {
+      new HealthEndpoints(ctx, normalized, readiness).register();
+    },
+  };
+}
 
-  let appReady = readyWhen === undefined;
-  let readyWhenFailure: string | undefined;
-  const loggers = new Set<Logger>();
-  if (readyWhen !== undefined) {
+/**
+ * Whether the application said it is ready: at once without `readyWhen`, when `readyWhen` resolves, or
+ * when `markReady()` is called. A rejected `readyWhen` is logged by every server the plugin serves.
+ */
+class AppReadiness {
+  ready: boolean;
+  #failure: string | undefined;
+  readonly #loggers = new Set<Logger>();
+
+  constructor(readyWhen: PromiseLike<unknown> | undefined) {
+    this.ready = readyWhen === undefined;
+    if (readyWhen === undefined) return;
     // Settled handlers are attached now, so a rejection is never unhandled even before setup.
     Promise.resolve(readyWhen).then(
       () => {
-        appReady = true;
+        this.ready = true;
       },
       (reason: unknown) => {
-        readyWhenFailure = describeFailure(reason);
-        for (const logger of loggers) logReadyWhenFailure(logger, readyWhenFailure);
+        this.#failure = describeFailure(reason);
+        for (const logger of this.#loggers) logReadyWhenFailure(logger, this.#failure);
       },
     );
   }
 
-  return {
-    name: 'health',
-    markReady() {
-      appReady = true;
-    },
-    setup(ctx: PluginContext) {
-      const logger = ctx.logger;
-      loggers.add(logger);
-      if (readyWhenFailure !== undefined && !appReady) logReadyWhenFailure(logger, readyWhenFailure);
+  markReady(): void {
+    this.ready = true;
+  }
 
-      const evaluator = new HealthEvaluator(checks, { cacheTtlMs, onEvaluation: statusLogger(logger) });
-      // Probes waiting for a run; answered at once when draining begins, so shutdown never waits on a check.
-      const waiting = new Set<() => void>();
-      const unsubscribe = ctx.onStateChange((state) => {
-        if (state !== 'draining' && state !== 'closed') return;
-        for (const answerNow of [...waiting]) answerNow();
-        if (state !== 'closed') return;
-        evaluator.close();
-        loggers.delete(logger);
-        unsubscribe();
-      });
-      /** The current evaluation, or `undefined` if the server starts shutting down first. */
-      const evaluationOrShutdown = () =>
-        new Promise<Evaluation | undefined>((resolve) => {
-          const answerNow = () => {
-            waiting.delete(answerNow);
-            resolve(undefined);
-          };
-          waiting.add(answerNow);
-          void evaluator.evaluate().then((evaluation) => {
-            waiting.delete(answerNow);
-            resolve(evaluation);
-          });
-        });
-
-      /** Read at every request: the lifecycle moves while the server runs. */
-      const notServing = (): NotServingReason | undefined => {
-        const state = ctx.state;
-        if (state === 'draining' || state === 'closed') return 'shutting_down';
-        return state === 'ready' && appReady ? undefined : 'starting';
-      };
-
-      /** Answers a served evaluation with the status its body carries. */
-      const sendEvaluated = (req: IncomingMessage, res: ServerResponse, answer: Answer): void =>
-        sendPayload(req, res, answer.statusCode, answer.payload);
-
-      const evaluated = (
-        answerOf: (evaluation: Evaluation) => Answer,
-        notServingBodyOf: (reason: NotServingReason) => unknown,
-      ) => {
-        /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
-        const afterRun = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-          const evaluation = await evaluationOrShutdown();
-          // Draining may have begun while the checks ran: readiness fails at once, not after them.
-          const after = notServing();
-          if (evaluation === undefined || after !== undefined) {
-            return sendJson(req, res, 503, notServingBodyOf(after ?? 'shutting_down'));
-          }
-          sendEvaluated(req, res, answerOf(evaluation));
-        };
-        return (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
-          if (req.method !== 'GET' && req.method !== 'HEAD') {
-            sendMethodNotAllowed(req, res);
-            return undefined;
-          }
-          const before = notServing();
-          if (before !== undefined) {
-            sendJson(req, res, 503, notServingBodyOf(before));
-            return undefined;
-          }
-          // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
-          const fresh = evaluator.fresh();
-          if (fresh !== undefined) {
-            sendEvaluated(req, res, answerOf(fresh));
-            return undefined;
-          }
-          return afterRun(req, res);
-        };
-      };
-
-      // `/health` with details carries the process's uptime at answer time, so it is built per request;
-      // the other bodies depend on the evaluation only and are serialised once per evaluation.
-      const healthAnswer = (evaluation: Evaluation): Answer =>
-        answerFor(healthBody(evaluation, ctx.server, exposeDetails));
-      ctx.addRoute({
-        method: 'GET',
-        path: paths.health,
-        handler: evaluated(exposeDetails ? healthAnswer : perEvaluation(healthAnswer), (reason) =>
-          notServingHealthBody(reason, ctx.server, exposeDetails),
-        ),
-      });
-      ctx.addRoute({
-        method: 'GET',
-        path: paths.ready,
-        handler: evaluated(
-          perEvaluation((evaluation) => answerFor(readyBody(evaluation))),
-          notServingReadyBody,
-        ),
-      });
-      ctx.addRoute({
-        method: 'GET',
-        path: paths.live,
-        handler: (req, res) => {
-          if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(req, res);
-          sendPayload(req, res, 200, LIVE_PAYLOAD);
-        },
-      });
-    },
-  };
+  /** Logs a past `readyWhen` failure now, and future ones, on `logger` until the returned function is called. */
+  watch(logger: Logger): () => void {
+    this.#loggers.add(logger);
+    if (this.#failure !== undefined && !this.ready) logReadyWhenFailure(logger, this.#failure);
+    return () => this.#loggers.delete(logger);
+  }
 }
+
+/** The three routes of one server: the evaluator, the lifecycle and the probes waiting on a run. */
+class HealthEndpoints {
+  readonly #ctx: PluginContext;
+  readonly #options: NormalizedHealthOptions;
+  readonly #readiness: AppReadiness;
+  readonly #evaluator: HealthEvaluator;
+  /** Probes waiting for a run; answered at once when draining begins, so shutdown never waits on a check. */
+  readonly #waiting = new Set<() => void>();
+
+  constructor(ctx: PluginContext, options: NormalizedHealthOptions, readiness: AppReadiness) {
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#readiness = readiness;
+    this.#evaluator = new HealthEvaluator(options.checks, {
+      cacheTtlMs: options.cacheTtlMs,
+      onEvaluation: statusLogger(ctx.logger),
+    });
+  }
+
+  register(): void {
+    const ctx = this.#ctx;
+    const { paths, exposeDetails } = this.#options;
+    const unwatch = this.#readiness.watch(ctx.logger);
+    const unsubscribe = ctx.onStateChange((state) => {
+      if (state !== 'draining' && state !== 'closed') return;
+      for (const answerNow of [...this.#waiting]) answerNow();
+      if (state !== 'closed') return;
+      this.#evaluator.close();
+      unwatch();
+      unsubscribe();
+    });
+    // `/health` with details carries the process's uptime at answer time, so it is built per request;
+    // the other bodies depend on the evaluation only and are serialised once per evaluation.
+    const healthAnswer = (evaluation: Evaluation): Answer =>
+      answerFor(healthBody(evaluation, ctx.server, exposeDetails));
+    ctx.addRoute({
+      method: 'GET',
+      path: paths.health,
+      handler: this.#evaluated(exposeDetails ? healthAnswer : perEvaluation(healthAnswer), (reason) =>
+        notServingHealthBody(reason, ctx.server, exposeDetails),
+      ),
+    });
+    ctx.addRoute({
+      method: 'GET',
+      path: paths.ready,
+      handler: this.#evaluated(
+        perEvaluation((evaluation) => answerFor(readyBody(evaluation))),
+        notServingReadyBody,
+      ),
+    });
+    ctx.addRoute({ method: 'GET', path: paths.live, handler: live });
+  }
+
+  /** Read at every request: the lifecycle moves while the server runs. */
+  #notServing(): NotServingReason | undefined {
+    const state = this.#ctx.state;
+    if (state === 'draining' || state === 'closed') return 'shutting_down';
+    return state === 'ready' && this.#readiness.ready ? undefined : 'starting';
+  }
+
+  /** The current evaluation, or `undefined` if the server starts shutting down first. */
+  #evaluationOrShutdown(): Promise<Evaluation | undefined> {
+    return new Promise((resolve) => {
+      const answerNow = () => {
+        this.#waiting.delete(answerNow);
+        resolve(undefined);
+      };
+      this.#waiting.add(answerNow);
+      void this.#evaluator.evaluate().then((evaluation) => {
+        this.#waiting.delete(answerNow);
+        resolve(evaluation);
+      });
+    });
+  }
+
+  /** A route answering from an evaluation: at once from a fresh cached one, else after a run. */
+  #evaluated(
+    answerOf: (evaluation: Evaluation) => Answer,
+    notServingBodyOf: (reason: NotServingReason) => unknown,
+  ): (req: IncomingMessage, res: ServerResponse) => Promise<void> | undefined {
+    /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
+    const afterRun = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const evaluation = await this.#evaluationOrShutdown();
+      // Draining may have begun while the checks ran: readiness fails at once, not after them.
+      const after = this.#notServing();
+      if (evaluation === undefined || after !== undefined) {
+        return sendJson(req, res, 503, notServingBodyOf(after ?? 'shutting_down'));
+      }
+      sendAnswer(req, res, answerOf(evaluation));
+    };
+    return (req, res) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        sendMethodNotAllowed(req, res);
+        return undefined;
+      }
+      const before = this.#notServing();
+      if (before !== undefined) {
+        sendJson(req, res, 503, notServingBodyOf(before));
+        return undefined;
+      }
+      // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
+      const fresh = this.#evaluator.fresh();
+      if (fresh !== undefined) {
+        sendAnswer(req, res, answerOf(fresh));
+        return undefined;
+      }
+      return afterRun(req, res);
+    };
+  }
+}
+
+/** `/health/live`: runs no check, answers while the process and its event loop are alive. */
+function live(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(req, res);
+  sendPayload(req, res, 200, LIVE_PAYLOAD);
+}
+
+/** Answers a served evaluation with the status its body carries. */
+function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
+  sendPayload(req, res, answer.statusCode, answer.payload);
+}
+
+type NormalizedHealthOptions = ReturnType<typeof normalizeOptions>;
 
 /** A serialised body and the HTTP status its `status` maps to. */
 interface Answer {

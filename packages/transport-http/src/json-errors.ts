@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** JSON-RPC error codes used in transport-level answers. */
 export const JSONRPC = {
@@ -60,4 +60,10 @@ export function echoId(body: unknown): EchoId {
 /** Shortens client-supplied text (a path, a header) before it goes into a message. */
 export function clip(text: string, max = 120): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** A request header as one string: repeated headers joined the way HTTP folds them (`a, b`). */
+export function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }

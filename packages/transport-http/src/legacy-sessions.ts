@@ -6,11 +6,12 @@ import {
   type JSONRPCMessage,
   type Logger,
   type McpServer,
+  messageOf,
   type TransportHost,
 } from '@pier/core/transport';
 import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
-import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { type Clock, type SessionRegistry, SessionStore } from './sessions.js';
@@ -78,8 +79,7 @@ export class LegacySessions {
     messages: readonly JSONRPCMessage[] | undefined,
     authInfo: AuthInfo | undefined,
   ): Promise<void> {
-    const raw = req.headers['mcp-session-id'];
-    const header = Array.isArray(raw) ? raw.join(', ') : raw;
+    const header = headerValue(req, 'mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
     let session: Session | undefined;
     if (header !== undefined) {
@@ -183,7 +183,7 @@ export class LegacySessions {
     } catch (error) {
       this.#context.logger.warn('closing a session failed', {
         sessionId: session.id,
-        error: error instanceof Error ? error.message : String(error),
+        error: messageOf(error),
       });
     }
   }

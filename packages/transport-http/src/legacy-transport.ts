@@ -14,7 +14,7 @@ import {
 } from '@pier/core/transport';
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
-import { JSONRPC } from './json-errors.js';
+import { headerValue, JSONRPC } from './json-errors.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
@@ -149,7 +149,7 @@ export class LegacyTransport implements Transport {
     const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : randomUUID();
     const version =
       (initialize as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion ??
-      header(req, 'mcp-protocol-version') ??
+      headerValue(req, 'mcp-protocol-version') ??
       DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const resumable = this.#eventStore !== undefined && this.#supportsPriming(version);
     const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
@@ -186,7 +186,7 @@ export class LegacyTransport implements Transport {
       return this.#refuse(res, 406, JSONRPC.serverError, message);
     }
     if (this.#refusedSessionOrVersion(req, res)) return;
-    const lastEventId = header(req, 'last-event-id');
+    const lastEventId = headerValue(req, 'last-event-id');
     if (this.#eventStore !== undefined && lastEventId !== undefined) {
       return this.#replay(this.#eventStore, lastEventId, res, exchange);
     }
@@ -337,7 +337,7 @@ export class LegacyTransport implements Transport {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Server not initialized');
         return true;
       }
-      const id = header(req, 'mcp-session-id');
+      const id = headerValue(req, 'mcp-session-id');
       if (id === undefined) {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
         return true;
@@ -347,7 +347,7 @@ export class LegacyTransport implements Transport {
         return true;
       }
     }
-    const version = header(req, 'mcp-protocol-version');
+    const version = headerValue(req, 'mcp-protocol-version');
     if (version !== undefined && !this.#versions.includes(version)) {
       const message = `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.#versions.join(', ')})`;
       this.#refuse(res, 400, JSONRPC.serverError, message);
@@ -396,9 +396,4 @@ function refuse(
 function isRequestLike(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
   // Messages were validated by parseJSONRPCMessage already: a method and an id make a request.
   return 'method' in message && 'id' in message;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

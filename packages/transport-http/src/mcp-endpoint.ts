@@ -16,7 +16,7 @@ import {
 } from '@pier/core/transport';
 import { readBody, refuseOversizedBody } from './body.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
-import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
@@ -185,7 +185,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     handle(req, res, exchange) {
       serve(req, res, exchange).catch((error: unknown) => {
         logger.error('MCP request crashed', {
-          error: error instanceof Error ? error.message : String(error),
+          error: messageOf(error),
         });
         sendJsonError(res, 500, JSONRPC.internalError, 'Internal error', { id: null });
       });
@@ -256,9 +256,8 @@ function isListenRequest(body: unknown): boolean {
 }
 
 function header<K extends string>(req: IncomingMessage, name: string, key: K): { [P in K]?: string } {
-  const value = req.headers[name];
-  if (value === undefined) return {};
-  return { [key]: Array.isArray(value) ? value.join(', ') : value } as { [P in K]?: string };
+  const value = headerValue(req, name);
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 /** Runs the authenticator; one that throws is a 500 that names nothing of the request. */

@@ -1,4 +1,4 @@
-import { describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
+import { describeValue as describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
 import { HttpTransportError } from './errors.js';
 import type { SessionRegistry, SessionRegistryInit } from './sessions.js';
 

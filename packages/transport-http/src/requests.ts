@@ -1,7 +1,7 @@
 // Request handling: every request the node:http server receives, from the first check to the handler
 // that answers it. Plugin routes, the MCP endpoint and every refusal, each with a JSON body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpRoute, Logger } from '@pier/core/transport';
+import { type HttpRoute, type Logger, messageOf } from '@pier/core/transport';
 import type { ExchangeTracker } from './drain.js';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
@@ -47,7 +47,7 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
     logger.error('HTTP route failed', {
       method: req.method,
       path: clip(req.url ?? ''),
-      error: error instanceof Error ? error.message : String(error),
+      error: messageOf(error),
     });
     sendJsonError(res, 500, JSONRPC.internalError, 'Internal Server Error');
   };
