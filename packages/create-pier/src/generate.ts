@@ -130,6 +130,7 @@ function packageJson(answers: Answers, health: boolean): string {
       '@types/node': TOOL_VERSIONS['@types/node'],
       tsx: TOOL_VERSIONS.tsx,
       typescript: TOOL_VERSIONS.typescript,
+      vite: TOOL_VERSIONS.vite,
       vitest: TOOL_VERSIONS.vitest,
     },
     // pnpm 10 runs no install scripts unless listed; esbuild (under tsx and vitest) checks its binary in one.
