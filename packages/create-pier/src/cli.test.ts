@@ -41,6 +41,7 @@ describe('create-pier --yes', () => {
       '@types/node',
       'tsx',
       'typescript',
+      'vite',
       'vitest',
     ]);
     expect(pkg.dependencies['@pier/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
