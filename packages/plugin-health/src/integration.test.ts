@@ -11,7 +11,7 @@ const running: RunningPier[] = [];
 const agents: Agent[] = [];
 afterEach(async () => {
   for (const agent of agents.splice(0)) agent.destroy();
-  await Promise.all(running.splice(0).map(({ server }) => server.close()));
+  await Promise.all(running.splice(0).map((pier) => pier.close()));
 });
 
 async function serve(options: HealthPluginOptions): Promise<RunningPier> {

@@ -1,5 +1,7 @@
-// Test helper (not built): the plugin inside a real Pier server, listening over @pier/transport-http.
+// Test helper (not built): the plugin inside a real Pier server, listening over @pier/transport-http
+// (started by @pier/testing, whose client also proves the server answers MCP beside the routes).
 import { createServer, defineServer, type PierPlugin, type PierServer, type PluginContext } from '@pier/core';
+import { connect } from '@pier/testing';
 
 export interface RunningPier {
   readonly server: PierServer;
@@ -7,6 +9,8 @@ export interface RunningPier {
   readonly base: string;
   /** What the server logged (its stderr lines). */
   readonly log: readonly string[];
+  /** Closes the MCP client and the server. */
+  close(): Promise<void>;
 }
 
 /** Creates a server with `plugins` and listens over streamable HTTP on 127.0.0.1, port 0. */
@@ -16,8 +20,8 @@ export async function listenWith(plugins: readonly PierPlugin[], version = '2.0.
     handleSignals: false,
     logStream: { write: (chunk: string) => log.push(chunk) },
   });
-  const { url } = await server.listen({ transport: 'streamable-http', port: 0 });
-  return { server, base: new URL(url).origin, log };
+  const { url, close } = await connect(server, { transport: 'http' });
+  return { server, base: new URL(url as string).origin, log, close };
 }
 
 /** Wraps a plugin so that a test can count the requests its routes receive, whatever serves them. */

@@ -8,8 +8,8 @@ import { PACKAGES, type PackageFolder, PNPM, runOk, userEnv, WORKSPACE } from '.
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Absolute path of each package's tarball. */
-    tarballs: Record<PackageFolder, string>;
+    /** Absolute path of each package's tarball (create-pier too, whose tarball also holds templates). */
+    tarballs: Record<PackageFolder | 'create-pier', string>;
   }
 }
 
@@ -17,8 +17,9 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const destination = realpathSync(mkdtempSync(join(tmpdir(), 'pier-tarballs-')));
   const remove = () => rmSync(destination, { recursive: true, force: true });
   try {
-    const packed = await Promise.all(PACKAGES.map((folder) => pack(folder, destination)));
-    project.provide('tarballs', Object.fromEntries(packed) as Record<PackageFolder, string>);
+    const folders = [...PACKAGES, 'create-pier'] as const;
+    const packed = await Promise.all(folders.map((folder) => pack(folder, destination)));
+    project.provide('tarballs', Object.fromEntries(packed) as Record<(typeof folders)[number], string>);
   } catch (error) {
     remove();
     throw error;
@@ -26,7 +27,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
   return remove;
 }
 
-async function pack(folder: PackageFolder, destination: string): Promise<[PackageFolder, string]> {
+async function pack<F extends PackageFolder | 'create-pier'>(
+  folder: F,
+  destination: string,
+): Promise<[F, string]> {
   const dir = join(WORKSPACE, 'packages', folder);
   if (!existsSync(join(dir, 'dist', 'index.js'))) {
     throw new Error(

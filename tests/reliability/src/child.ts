@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeAll, spawnServer } from '@pier/testing';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const FIXTURE = join(ROOT, 'fixtures', 'server.mjs');
@@ -81,7 +82,8 @@ export async function startExampleHttp(
   env: NodeJS.ProcessEnv,
   extraArgs: readonly string[] = [],
 ): Promise<Child & { url: URL }> {
-  const app = spawnNode(
+  const app = await spawnServer(
+    process.execPath,
     [
       EXAMPLE_MAIN,
       '--transport',
@@ -94,10 +96,15 @@ export async function startExampleHttp(
       String(drainDelayMs),
       ...extraArgs,
     ],
-    env,
+    {
+      cwd: ROOT,
+      env: baseEnv(env),
+      // The app's own line: printed whatever LOG_LEVEL says.
+      urlPattern: /listening on (http:\/\/\S+\/mcp)/,
+      timeoutMs: START_TIMEOUT_MS,
+    },
   );
-  const match = await waitFor(app, /listening on (http:\/\/\S+\/mcp)/, 'stderr');
-  return Object.assign(app, { url: new URL(match[1] as string) });
+  return { ...app, url: new URL(app.url) };
 }
 
 /** Starts fixtures/server.mjs with the given options; resolves with its MCP URL. */
@@ -137,6 +144,8 @@ export async function tempDir(prefix = 'pier-reliability-'): Promise<string> {
 
 /** Kills every child still running and removes temporary directories: call in afterEach. */
 export async function cleanUp(): Promise<void> {
+  // The example apps, and any client a test left open.
+  await closeAll();
   const waits = [...running].map(
     (child) =>
       new Promise<void>((r) => {

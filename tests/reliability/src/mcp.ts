@@ -1,9 +1,13 @@
 // An MCP client of the SDK (v2) for the tests, and helpers over raw MCP messages.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
+import { connect } from '@pier/testing';
 
+/** `auto` negotiates (2026-07-28 with Pier); `legacy` is the 2025-11-25 `initialize` handshake. */
 export async function connectClient(url: URL | string, mode: 'auto' | 'legacy' = 'auto'): Promise<Client> {
-  const client = new Client({ name: 'reliability', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { client } = await connect(url, {
+    era: mode === 'auto' ? 'auto' : '2025-11-25',
+    clientInfo: { name: 'reliability', version: '1.0.0' },
+  });
   return client;
 }
 

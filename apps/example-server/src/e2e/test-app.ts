@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeAll, spawnServer } from '@pier/testing';
 
 export const APP_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The built entry point (the global setup rebuilds it when the sources are newer). */
@@ -86,8 +87,10 @@ export async function startHttpApp(
   options: { args?: readonly string[]; env?: NodeJS.ProcessEnv; dataDir?: string } = {},
 ): Promise<AppProcess> {
   const dataDir = options.dataDir ?? (await tempDir());
-  const app = spawnApp(
+  const app = await spawnServer(
+    process.execPath,
     [
+      MAIN,
       '--transport',
       'streamable-http',
       '--port',
@@ -98,10 +101,15 @@ export async function startHttpApp(
       '0',
       ...(options.args ?? []),
     ],
-    { API_KEY: TEST_API_KEY, ...options.env },
+    {
+      cwd: APP_DIR,
+      env: baseEnv({ API_KEY: TEST_API_KEY, ...options.env }),
+      // The app's own line: printed whatever LOG_LEVEL says.
+      urlPattern: /listening on (http:\/\/\S+\/mcp)/,
+      timeoutMs: START_TIMEOUT_MS,
+    },
   );
-  const url = await waitFor(app, () => /listening on (http:\/\/\S+\/mcp)/.exec(app.stderr())?.[1]);
-  return { ...app, url, origin: new URL(url).origin };
+  return { ...app, origin: new URL(app.url).origin };
 }
 
 /** Polls `found` on every chunk of the child's output until it returns something, the child exits, or time runs out. */
@@ -143,6 +151,8 @@ export function waitFor<T>(
 
 /** Kills every child still running and removes the temporary directories (call in `afterEach`). */
 export async function cleanUp(): Promise<void> {
+  // The apps started over HTTP, and any client a test left open.
+  await closeAll();
   const waits = [...running].map(
     (child) =>
       new Promise<void>((resolveExit) => {

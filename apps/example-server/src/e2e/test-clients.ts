@@ -1,10 +1,11 @@
 // Test helpers (not built): the SDK clients of both lines, connected to the app, and one scenario that
 // every client runs through.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connect } from '@pier/testing';
 import { expect } from 'vitest';
 import { APP_DIR, baseEnv, MAIN, TEST_API_KEY } from './test-app.js';
 
@@ -43,7 +44,7 @@ export interface Connected {
   readonly stderr?: () => string;
 }
 
-const open = new Set<AnyClient>();
+const open = new Set<{ close(): Promise<void> }>();
 
 /** Closes every client still open (call in `afterEach`): over stdio this also ends the app. */
 export async function closeClients(): Promise<void> {
@@ -60,10 +61,9 @@ export async function connectHttp(kind: ClientKind, url: string): Promise<Connec
     open.add(client);
     return { client, protocolVersion: transport.protocolVersion };
   }
-  const client = v2Client(kind);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  open.add(client);
-  return { client, protocolVersion: client.getNegotiatedProtocolVersion() };
+  const connected = await connect(url, { era: kind === 'v2 auto' ? 'auto' : '2025-11-25' });
+  open.add(connected);
+  return { client: connected.client, protocolVersion: connected.protocolVersion };
 }
 
 /** Starts the app over stdio as an MCP client would (command, args, env) and connects a client of `kind`. */

@@ -1,0 +1,256 @@
+// connect(): the official SDK client, connected to a Pier server in memory or over real HTTP, in the
+// protocol era the test names, answering the server's requests from the test.
+import {
+  Client,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  InMemoryTransport,
+  type Notification,
+  type Progress,
+  type Root,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { HttpListenOptions, PierServer } from '@pier/core';
+import { type Era, negotiationFor } from './eras.js';
+import { messageOf, TestingError } from './errors.js';
+import { validateConnectOptions } from './options.js';
+import { track, untrack } from './registry.js';
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** The protocol revision the client speaks, or `auto` to negotiate. Default `2026-07-28`. */
+  readonly era?: Era;
+  /**
+   * `memory`: linked in-process transports, one fresh SDK server from `server.createMcpServer()` (no
+   * port, no listen). `http`: real streamable HTTP on 127.0.0.1 and a free port. Default `memory` for a
+   * server, `http` for a URL.
+   */
+  readonly transport?: 'memory' | 'http';
+  /** `listen` options when `connect` starts the server over HTTP (say `{ sessions: true }`). */
+  readonly http?: Omit<HttpListenOptions, 'port'> & { readonly port?: number };
+  /** Answers `elicitation/create`; declares the `elicitation` capability. */
+  readonly onElicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
+  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
+  readonly onSample?: (
+    request: CreateMessageRequest['params'],
+  ) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** Answers `roots/list`; declares the `roots` capability. */
+  readonly roots?: readonly Root[] | (() => readonly Root[] | Promise<readonly Root[]>);
+  /** The client's name and version. Default `{ name: 'pier-testing', version: '0.0.0' }`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Bound on the connection handshake. Default 10 000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/** A connected client and what it received. */
+export interface TestClient {
+  /** The official SDK client (`@modelcontextprotocol/client`): call `listTools`, `callTool`… on it. */
+  readonly client: Client;
+  readonly era: Era;
+  /** The revision the client and server agreed on, such as `2026-07-28` or `2025-11-25`. */
+  readonly protocolVersion: string;
+  readonly transport: 'memory' | 'http';
+  /** The MCP endpoint, over HTTP (`http://127.0.0.1:40123/mcp`); `undefined` in memory. */
+  readonly url: string | undefined;
+  /**
+   * Every notification the server sent that has no handler of its own on `client`, in order
+   * (`notifications/message`, `notifications/resources/updated`…). Progress goes to {@link progress}.
+   */
+  readonly notifications: readonly Notification[];
+  /**
+   * Resolves with the first notification received (already, or within `timeoutMs`, default 5 000)
+   * whose method is `method` and that `where` accepts; rejects with `TIMEOUT` otherwise.
+   */
+  waitForNotification(
+    method: string,
+    options?: { where?: (notification: Notification) => boolean; timeoutMs?: number },
+  ): Promise<Notification>;
+  /** A progress recorder: pass `onprogress` to a request, read `updates` after. */
+  progress(): ProgressRecorder;
+  /** Closes the client, and the server when `connect` started it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Collects the `notifications/progress` of the requests it is passed to. */
+export interface ProgressRecorder {
+  readonly onprogress: (progress: Progress) => void;
+  readonly updates: readonly Progress[];
+}
+
+const DEFAULT_CLIENT_INFO = { name: 'pier-testing', version: '0.0.0' } as const;
+
+/**
+ * Connects the official SDK client to `target`: a `PierServer` (in memory, or over HTTP — started on a
+ * free port when it is not listening yet) or the URL of a server already running.
+ *
+ * @example
+ * ```ts
+ * const { client, close } = await connect(createServer(WeatherServer), { era: '2025-11-25' });
+ * const result = await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+ * await close();
+ * ```
+ */
+export async function connect(
+  target: PierServer | string | URL,
+  options: ConnectOptions = {},
+): Promise<TestClient> {
+  const checked = validateConnectOptions(target, options);
+  const { era, transport } = checked;
+  const notifications: Notification[] = [];
+  const waiters = new Set<() => void>();
+  const client = buildClient(options, era, (notification) => {
+    notifications.push(notification);
+    for (const wake of [...waiters]) wake();
+  });
+
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let url: string | undefined;
+  try {
+    if (transport === 'memory') {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      cleanups.push(serveInMemory(target as PierServer, serverSide));
+      await client.connect(clientSide, { timeout: checked.timeoutMs });
+    } else {
+      url = await httpUrl(target, options, cleanups);
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: checked.timeoutMs });
+    }
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await runCleanups(cleanups);
+    if (error instanceof TestingError) throw error;
+    throw new TestingError(
+      'CONNECT_FAILED',
+      `connect: a ${era} client could not connect ${url === undefined ? 'in memory' : `to ${url}`}: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+
+  let closing: Promise<void> | undefined;
+  const connected: TestClient = {
+    client,
+    era,
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? '',
+    transport,
+    url,
+    notifications,
+    waitForNotification: (method, { where = () => true, timeoutMs = 5_000 } = {}) =>
+      new Promise((resolve, reject) => {
+        const look = () => {
+          const found = notifications.find((n) => n.method === method && where(n));
+          if (found === undefined) return false;
+          clearTimeout(timer);
+          waiters.delete(look);
+          resolve(found);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(look);
+          const seen = notifications.map((n) => n.method).join(', ') || 'none';
+          reject(new TestingError('TIMEOUT', `no ${method} within ${timeoutMs} ms (received: ${seen})`));
+        }, timeoutMs);
+        if (!look()) waiters.add(look);
+      }),
+    progress: () => {
+      const updates: Progress[] = [];
+      return { onprogress: (progress) => updates.push(progress), updates };
+    },
+    close: () => {
+      closing ??= (async () => {
+        untrack(connected);
+        try {
+          await client.close();
+        } finally {
+          await runCleanups(cleanups);
+        }
+      })();
+      return closing;
+    },
+  };
+  track(connected);
+  return connected;
+}
+
+function buildClient(
+  options: ConnectOptions,
+  era: Era,
+  record: (notification: Notification) => void,
+): Client {
+  const { onElicit, onSample, roots } = options;
+  const client = new Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
+    ...negotiationFor(era),
+    capabilities: {
+      ...(onElicit === undefined ? {} : { elicitation: { form: {}, url: {} } }),
+      ...(onSample === undefined ? {} : { sampling: {} }),
+      ...(roots === undefined ? {} : { roots: {} }),
+    },
+  });
+  if (onElicit !== undefined) {
+    client.setRequestHandler('elicitation/create', async (request) => onElicit(request.params));
+  }
+  if (onSample !== undefined) {
+    client.setRequestHandler('sampling/createMessage', async (request) => onSample(request.params));
+  }
+  if (roots !== undefined) {
+    client.setRequestHandler('roots/list', async () => ({
+      roots: [...(typeof roots === 'function' ? await roots() : roots)],
+    }));
+  }
+  client.fallbackNotificationHandler = async (notification) => record(notification);
+  return client;
+}
+
+/**
+ * Serves one in-memory connection the way Pier serves stdio: the SDK's era router picks the era from
+ * the opening message and pins one fresh server for the connection; a 2026-07-28 server also gets the
+ * resource updates for its `subscriptions/listen` streams. Returns what closes it.
+ */
+function serveInMemory(server: PierServer, serverSide: InMemoryTransport): () => Promise<void> {
+  const stops: (() => void)[] = [];
+  const handle = serveStdio(
+    ({ era }) => {
+      const mcp: McpServer = server.createMcpServer();
+      if (era === 'modern') {
+        stops.push(
+          server.onResourceUpdated((uri) => {
+            // A connection closing while an update is on its way: nothing is subscribed any more.
+            mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
+          }),
+        );
+      }
+      return mcp;
+    },
+    { transport: serverSide },
+  );
+  return async () => {
+    for (const stop of stops.splice(0)) stop();
+    await handle.close();
+  };
+}
+
+/** The URL to connect to; starts the server on a free port when it is not listening yet. */
+async function httpUrl(
+  target: PierServer | string | URL,
+  options: ConnectOptions,
+  cleanups: (() => Promise<void> | void)[],
+): Promise<string> {
+  if (typeof target === 'string' || target instanceof URL) return new URL(target).href;
+  const address = target.address;
+  if (address !== undefined) return address.url;
+  const listening = await target.listen({
+    host: '127.0.0.1',
+    port: 0,
+    ...options.http,
+    transport: 'streamable-http',
+  });
+  cleanups.push(() => target.close());
+  return listening.url;
+}
+
+async function runCleanups(cleanups: (() => Promise<void> | void)[]): Promise<void> {
+  // Last started, first stopped: the memory connection before the server it came from.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+}

@@ -1,0 +1,113 @@
+// Checks what connect() is given before anything starts, and says exactly what is wrong.
+import type { PierServer } from '@pier/core';
+import type { ConnectOptions } from './connect.js';
+import { ERAS, type Era } from './eras.js';
+import { describe, TestingError } from './errors.js';
+
+const KNOWN = ['era', 'transport', 'http', 'onElicit', 'onSample', 'roots', 'clientInfo', 'timeoutMs'];
+
+export interface CheckedConnectOptions {
+  readonly era: Era;
+  readonly transport: 'memory' | 'http';
+  readonly timeoutMs: number;
+}
+
+/** Throws a `TestingError` (`OPTIONS_INVALID`) naming every problem; returns the options with defaults. */
+export function validateConnectOptions(target: unknown, options: ConnectOptions): CheckedConnectOptions {
+  const issues: string[] = [];
+  if (typeof options !== 'object' || options === null) {
+    throw invalid([`options must be an object (got ${describe(options)})`]);
+  }
+  const isUrl = typeof target === 'string' || target instanceof URL;
+  if (isUrl) {
+    if (!/^https?:\/\//.test(String(target)) || !URL.canParse(String(target))) {
+      issues.push(`the target must be a PierServer or an http(s) URL (got ${describe(String(target))})`);
+    }
+  } else if (!isPierServer(target)) {
+    issues.push(
+      `the target must be a PierServer (from createServer) or an http(s) URL (got ${describe(target)})`,
+    );
+  }
+
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) issues.push(`unknown option "${key}"; known options: ${KNOWN.join(', ')}`);
+  }
+  const era = options.era ?? '2026-07-28';
+  if (!(ERAS as readonly string[]).includes(era) && era !== 'auto') {
+    issues.push(`era must be ${ERAS.join(', ')} or auto (got ${describe(era)})`);
+  }
+  const transport = options.transport ?? (isUrl ? 'http' : 'memory');
+  if (transport !== 'memory' && transport !== 'http') {
+    issues.push(`transport must be memory or http (got ${describe(transport)})`);
+  }
+  if (isUrl && transport === 'memory') {
+    issues.push('transport memory needs a PierServer: a URL can only be reached over http');
+  }
+  if (options.http !== undefined) {
+    if (typeof options.http !== 'object' || options.http === null) {
+      issues.push(`http must be an object of listen options (got ${describe(options.http)})`);
+    } else if (transport !== 'http' || isUrl) {
+      issues.push('http options apply only when connect starts a PierServer over http');
+    } else if (isPierServer(target) && target.address !== undefined) {
+      issues.push(`http options cannot apply: the server already listens on ${target.address.url}`);
+    }
+  }
+  if (transport === 'http' && isPierServer(target) && target.address?.transport === 'stdio') {
+    issues.push(
+      'transport http: the server already listens on stdio, where a client in this process cannot reach it',
+    );
+  }
+  for (const key of ['onElicit', 'onSample'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') {
+      issues.push(`${key} must be a function (got ${describe(options[key])})`);
+    }
+  }
+  const { roots } = options;
+  if (roots !== undefined && typeof roots !== 'function') {
+    if (!Array.isArray(roots)) {
+      issues.push(`roots must be an array of { uri, name? } or a function (got ${describe(roots)})`);
+    } else {
+      roots.forEach((root: unknown, index) => {
+        const uri = (root as { uri?: unknown } | null)?.uri;
+        if (typeof uri !== 'string' || !uri.startsWith('file://')) {
+          issues.push(`roots[${index}].uri must be a file:// URI (got ${describe(uri)})`);
+        }
+      });
+    }
+  }
+  const info = options.clientInfo;
+  if (
+    info !== undefined &&
+    (typeof info !== 'object' ||
+      info === null ||
+      typeof info.name !== 'string' ||
+      typeof info.version !== 'string')
+  ) {
+    issues.push(`clientInfo must be { name: string, version: string } (got ${describe(info)})`);
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    issues.push(`timeoutMs must be a whole number of milliseconds > 0 (got ${describe(timeoutMs)})`);
+  }
+  if (issues.length > 0) throw invalid(issues);
+  return { era, transport, timeoutMs };
+}
+
+function isPierServer(value: unknown): value is PierServer {
+  const server = value as Partial<PierServer> | null;
+  return (
+    typeof server === 'object' &&
+    server !== null &&
+    typeof server.createMcpServer === 'function' &&
+    typeof server.listen === 'function' &&
+    typeof server.onResourceUpdated === 'function'
+  );
+}
+
+function invalid(issues: readonly string[]): TestingError {
+  const message =
+    issues.length === 1
+      ? `connect: ${issues[0]}`
+      : `connect: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
+  return new TestingError('OPTIONS_INVALID', message);
+}
