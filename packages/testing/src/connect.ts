@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { HttpListenOptions, PierServer } from '@pier/core';
+import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
 import { type Era, negotiationFor } from './eras.js';
 import { messageOf, TestingError } from './errors.js';
 import { validateConnectOptions } from './options.js';
@@ -31,7 +31,7 @@ export interface ConnectOptions {
    */
   readonly transport?: 'memory' | 'http';
   /** `listen` options when `connect` starts the server over HTTP (say `{ sessions: true }`). */
-  readonly http?: Omit<HttpListenOptions, 'port'> & { readonly port?: number };
+  readonly http?: Omit<StreamableHttpListenOptions, 'transport'>;
   /** Answers `elicitation/create`; declares the `elicitation` capability. */
   readonly onElicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
@@ -205,30 +205,14 @@ function buildClient(
 
 /**
  * Serves one in-memory connection the way Pier serves stdio: the SDK's era router picks the era from
- * the opening message and pins one fresh server for the connection; a 2026-07-28 server also gets the
- * resource updates for its `subscriptions/listen` streams. Returns what closes it.
+ * the opening message and pins one fresh server for the connection, told its era so that a 2026-07-28
+ * one hears resource updates on its `subscriptions/listen` streams. Returns what closes it.
  */
 function serveInMemory(server: PierServer, serverSide: InMemoryTransport): () => Promise<void> {
-  const stops: (() => void)[] = [];
-  const handle = serveStdio(
-    ({ era }) => {
-      const mcp: McpServer = server.createMcpServer();
-      if (era === 'modern') {
-        stops.push(
-          server.onResourceUpdated((uri) => {
-            // A connection closing while an update is on its way: nothing is subscribed any more.
-            mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
-          }),
-        );
-      }
-      return mcp;
-    },
-    { transport: serverSide },
-  );
-  return async () => {
-    for (const stop of stops.splice(0)) stop();
-    await handle.close();
-  };
+  const handle = serveStdio(({ era }): McpServer => server.createMcpServer({ era }), {
+    transport: serverSide,
+  });
+  return () => handle.close();
 }
 
 /** The URL to connect to; starts the server on a free port when it is not listening yet. */

@@ -100,7 +100,7 @@ function isPierServer(value: unknown): value is PierServer {
     server !== null &&
     typeof server.createMcpServer === 'function' &&
     typeof server.listen === 'function' &&
-    typeof server.onResourceUpdated === 'function'
+    typeof server.notifyResourceUpdated === 'function'
   );
 }
 
