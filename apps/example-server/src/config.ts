@@ -80,6 +80,12 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       env: 'DATA_DIR',
       description: 'Directory of notes.json; a relative path is taken from the working directory',
     },
+    sessions: {
+      schema: z.boolean().default(false),
+      env: 'SESSIONS',
+      description:
+        'Give 2025-era clients sessions over HTTP (needed for them to be asked, e.g. to confirm a delete)',
+    },
     drainDelayMs: {
       schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
       env: 'DRAIN_DELAY_MS',

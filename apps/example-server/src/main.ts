@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point: read the configuration, open the notes, serve MCP over stdio or streamable HTTP.
 import { configReport } from '@pier/config';
+import { httpTransport } from '@pier/transport-http';
 import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
 import { NotesStore } from './notes-store.js';
@@ -35,13 +36,15 @@ try {
   if (config.transport === 'stdio') {
     await server.listen({ transport: 'stdio' });
   } else {
-    const { url } = await server.listen({
-      transport: 'streamable-http',
-      host: config.host,
-      port: config.port,
-      drainDelayMs: config.drainDelayMs,
-      shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
-    });
+    const { url } = await server.listen(
+      httpTransport({
+        host: config.host,
+        port: config.port,
+        sessions: config.sessions,
+        drainDelayMs: config.drainDelayMs,
+        shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+      }),
+    );
     // Always printed (whatever LOG_LEVEL says): with --port 0 this is how a caller learns the port.
     process.stderr.write(`${SERVER_NAME} listening on ${url} (health: ${new URL('/health', url).href})\n`);
   }

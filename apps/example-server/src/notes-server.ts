@@ -4,12 +4,14 @@ import { configReport } from '@pier/config';
 import {
   type CreateServerOptions,
   createServer,
+  type ElicitationRequest,
   MCPServer,
   type PierServer,
   Prompt,
   Resource,
   type ResourceContext,
   Tool,
+  type ToolContext,
 } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { z } from 'zod';
@@ -39,123 +41,151 @@ const noteFields = {
 };
 
 /**
- * Builds the server. The class is declared here, not at module level, because its health checks need
- * the store and the configuration, and `@MCPServer({ plugins })` is evaluated when the class is defined.
+ * Builds the server. Its health checks need the store and the configuration, so the health plugin is
+ * made here and given to `createServer` (the class itself needs nothing known only at run time).
  */
 export function createNotesServer(deps: NotesServerDeps, options: CreateServerOptions = {}): PierServer {
   const health = healthPlugin({
     paths: HEALTH_PATHS,
     checks: healthChecks({ store: deps.store, baseUrl: deps.config.baseUrl, timeoutMs: deps.config.timeout }),
   });
+  return createServer(NotesServer, deps, { ...options, plugins: [health, ...(options.plugins ?? [])] });
+}
 
-  @MCPServer({
-    name: SERVER_NAME,
-    version: SERVER_VERSION,
-    title: 'Pier notes',
-    instructions:
-      'Keeps short notes. Use add_note to save one, search_notes or list_notes to find them, ' +
-      `read ${noteUri('{id}')} for one note, and delete_note to remove one.`,
-    plugins: [health],
-  })
-  class NotesServer {
-    readonly #config: AppConfig;
-    readonly #store: NotesStore;
+/** What `delete_note` asks the user before deleting (a form with one checkbox). */
+export const CONFIRM_DELETE_SCHEMA: Extract<
+  ElicitationRequest,
+  { requestedSchema: unknown }
+>['requestedSchema'] = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Delete this note' } },
+  required: ['confirm'],
+};
 
-    constructor({ config, store }: NotesServerDeps) {
-      this.#config = config;
-      this.#store = store;
-    }
+@MCPServer({
+  name: SERVER_NAME,
+  version: SERVER_VERSION,
+  title: 'Pier notes',
+  instructions:
+    'Keeps short notes. Use add_note to save one, search_notes or list_notes to find them, ' +
+    `read ${noteUri('{id}')} for one note, and delete_note to remove one.`,
+})
+class NotesServer {
+  readonly #config: AppConfig;
+  readonly #store: NotesStore;
 
-    @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields })
-    async addNote({ title, body, tags }: { title: string; body: string; tags?: string[] | undefined }) {
-      const note = await this.#store.add({ title, body, ...(tags !== undefined && { tags }) });
-      return { note: summaryOf(note), uri: noteUri(note.id) };
-    }
-
-    @Tool({
-      name: 'list_notes',
-      description: 'List saved notes (titles, tags and URIs), oldest first; optionally only those with a tag',
-      input: { tag: z.string().optional().describe('Only notes with exactly this tag') },
-      annotations: { readOnlyHint: true },
-    })
-    async listNotes({ tag }: { tag?: string | undefined }) {
-      const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
-      return { notes: notes.map(summaryOf) };
-    }
-
-    @Tool({
-      name: 'search_notes',
-      description: 'Find notes whose title, body or tags contain the text (ignoring case)',
-      input: { query: z.string().min(1).describe('Text to look for') },
-      annotations: { readOnlyHint: true },
-    })
-    async searchNotes({ query }: { query: string }) {
-      return { notes: this.#store.search(query).map((note) => ({ ...summaryOf(note), body: note.body })) };
-    }
-
-    @Tool({
-      name: 'delete_note',
-      description: 'Delete a note by its id',
-      input: { id: z.string().min(1).describe('The id returned by add_note or list_notes') },
-      annotations: { destructiveHint: true, idempotentHint: true },
-    })
-    async deleteNote({ id }: { id: string }) {
-      if (!(await this.#store.delete(id))) throw new Error(`no note with id "${id}"`);
-      return `deleted note ${id}`;
-    }
-
-    @Tool({
-      name: 'show_config',
-      description: 'Show the configuration in use and where each value came from (secrets masked)',
-      annotations: { readOnlyHint: true },
-    })
-    async showConfig() {
-      // configReport masks every secret; the raw key and database URL never leave the process.
-      return { config: configReport(this.#config), dataDir: this.#store.dataDir };
-    }
-
-    @Resource({
-      uri: NOTES_INDEX_URI,
-      name: 'notes-index',
-      title: 'All notes',
-      description: 'Every note: id, title, tags, creation time and its own URI',
-      mimeType: 'application/json',
-    })
-    async index() {
-      return { notes: this.#store.list().map(summaryOf) };
-    }
-
-    @Resource({
-      uriTemplate: noteUri('{id}'),
-      name: 'note',
-      title: 'One note',
-      description: 'One note as Markdown',
-      mimeType: 'text/markdown',
-      complete: { id: (prefix) => completeId(deps.store, prefix) },
-      // Each note also shows in resources/list, under its title.
-      list: () => deps.store.list().map((note) => ({ uri: noteUri(note.id), name: note.title })),
-    })
-    async note(_uri: URL, { variables }: ResourceContext) {
-      const id = String(variables.id);
-      const note = this.#store.get(id);
-      if (note === undefined) throw new Error(`no note with id "${id}"`);
-      return markdownOf(note);
-    }
-
-    @Prompt({
-      name: 'summarize_notes',
-      description: 'Ask the model for a summary of the notes, optionally only those with a tag',
-      args: { tag: z.string().optional().describe('Only notes with exactly this tag') },
-    })
-    async summarize({ tag }: { tag?: string | undefined }) {
-      const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
-      if (notes.length === 0) return `There are no notes${tag === undefined ? '' : ` tagged "${tag}"`} yet.`;
-      const text = notes.map(markdownOf).join('\n\n---\n\n');
-      return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
-    }
+  constructor({ config, store }: NotesServerDeps) {
+    this.#config = config;
+    this.#store = store;
   }
 
-  return createServer(NotesServer, deps, options);
+  @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields })
+  async addNote({ title, body, tags }: { title: string; body: string; tags?: string[] | undefined }) {
+    const note = await this.#store.add({ title, body, ...(tags !== undefined && { tags }) });
+    return { note: summaryOf(note), uri: noteUri(note.id) };
+  }
+
+  @Tool({
+    name: 'list_notes',
+    description: 'List saved notes (titles, tags and URIs), oldest first; optionally only those with a tag',
+    input: { tag: z.string().optional().describe('Only notes with exactly this tag') },
+    annotations: { readOnlyHint: true },
+  })
+  async listNotes({ tag }: { tag?: string | undefined }) {
+    const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+    return { notes: notes.map(summaryOf) };
+  }
+
+  @Tool({
+    name: 'search_notes',
+    description: 'Find notes whose title, body or tags contain the text (ignoring case)',
+    input: { query: z.string().min(1).describe('Text to look for') },
+    annotations: { readOnlyHint: true },
+  })
+  async searchNotes({ query }: { query: string }) {
+    return { notes: this.#store.search(query).map((note) => ({ ...summaryOf(note), body: note.body })) };
+  }
+
+  @Tool({
+    name: 'delete_note',
+    description: 'Delete a note by its id, after the user confirms (when the client can ask)',
+    input: { id: z.string().min(1).describe('The id returned by add_note or list_notes') },
+    annotations: { destructiveHint: true, idempotentHint: true },
+  })
+  async deleteNote({ id }: { id: string }, ctx: ToolContext) {
+    const note = this.#store.get(id);
+    if (note === undefined) throw new Error(`no note with id "${id}"`);
+    // Nothing is changed before the question: on 2026-07-28 this method runs again from the top with
+    // the answer, so the only side effect (the delete) comes after it, once.
+    if (ctx.clientSupports('elicitation')) {
+      const answer = await ctx.elicit(
+        {
+          message: `Delete the note "${note.title}"? This cannot be undone.`,
+          requestedSchema: CONFIRM_DELETE_SCHEMA,
+        },
+        { key: 'confirm_delete' },
+      );
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) return `kept note ${id}`;
+    }
+    if (!(await this.#store.delete(id))) throw new Error(`no note with id "${id}"`);
+    return `deleted note ${id}`;
+  }
+
+  @Tool({
+    name: 'show_config',
+    description: 'Show the configuration in use and where each value came from (secrets masked)',
+    annotations: { readOnlyHint: true },
+  })
+  async showConfig() {
+    // configReport masks every secret; the raw key and database URL never leave the process.
+    return { config: configReport(this.#config), dataDir: this.#store.dataDir };
+  }
+
+  @Resource({
+    uri: NOTES_INDEX_URI,
+    name: 'notes-index',
+    title: 'All notes',
+    description: 'Every note: id, title, tags, creation time and its own URI',
+    mimeType: 'application/json',
+  })
+  async index() {
+    return { notes: this.#store.list().map(summaryOf) };
+  }
+
+  @Resource({
+    uriTemplate: noteUri('{id}'),
+    name: 'note',
+    title: 'One note',
+    description: 'One note as Markdown',
+    mimeType: 'text/markdown',
+    complete: {
+      id(this: NotesServer, prefix: string) {
+        return completeId(this.#store, prefix);
+      },
+    },
+    // Each note also shows in resources/list, under its title.
+    list(this: NotesServer) {
+      return this.#store.list().map((note) => ({ uri: noteUri(note.id), name: note.title }));
+    },
+  })
+  async note(_uri: URL, { variables }: ResourceContext) {
+    const id = String(variables.id);
+    const note = this.#store.get(id);
+    if (note === undefined) throw new Error(`no note with id "${id}"`);
+    return markdownOf(note);
+  }
+
+  @Prompt({
+    name: 'summarize_notes',
+    description: 'Ask the model for a summary of the notes, optionally only those with a tag',
+    args: { tag: z.string().optional().describe('Only notes with exactly this tag') },
+  })
+  async summarize({ tag }: { tag?: string | undefined }) {
+    const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+    if (notes.length === 0) return `There are no notes${tag === undefined ? '' : ` tagged "${tag}"`} yet.`;
+    const text = notes.map(markdownOf).join('\n\n---\n\n');
+    return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
+  }
 }
 
 /** Note ids that start with what the user typed, for `completion/complete` on the template. */

@@ -124,3 +124,38 @@ describe('template declarations', () => {
     ).toThrow(expect.objectContaining({ code: 'DUPLICATE_NAME' }));
   });
 });
+
+describe('a decorated class’s template completion', () => {
+  it('runs on the instance, like the handler and list (state from the constructor)', async () => {
+    @MCPServer({ name: 'rooms', version: '1.0.0' })
+    class RoomsServer {
+      readonly #rooms: readonly string[];
+      constructor(rooms: readonly string[]) {
+        this.#rooms = rooms;
+      }
+
+      @Resource({
+        uriTemplate: 'rooms://{room}',
+        complete: {
+          room(this: RoomsServer, typed: string) {
+            return this.#rooms.filter((room) => room.startsWith(typed));
+          },
+        },
+      })
+      room(uri: URL) {
+        return uri.href;
+      }
+    }
+    const server = createServer(RoomsServer, ['attic', 'atrium', 'cellar'], {
+      handleSignals: false,
+      logStream: { write: () => true },
+    });
+    const c = await connect(server, 'legacy');
+    clients.push(c);
+    const completed = await c.complete({
+      ref: { type: 'ref/resource', uri: 'rooms://{room}' },
+      argument: { name: 'room', value: 'at' },
+    });
+    expect(completed.completion.values).toEqual(['attic', 'atrium']);
+  });
+});

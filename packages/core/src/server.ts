@@ -429,12 +429,20 @@ function bind(declaration: ServerDeclaration, instance: object): ServerDeclarati
   return {
     ...declaration,
     tools: (declaration.tools ?? []).map(bound),
-    // A template's `list` reads the instance's state too.
+    // A template's `list` and `complete` callbacks read the instance's state too.
     resources: (declaration.resources ?? []).map((resource) => {
       const withHandler = bound(resource);
-      return 'list' in resource && typeof resource.list === 'function'
-        ? { ...withHandler, list: resource.list.bind(instance) }
-        : withHandler;
+      if (resource.uriTemplate === undefined) return withHandler;
+      const { list, complete } = resource;
+      return {
+        ...withHandler,
+        ...(typeof list === 'function' && { list: list.bind(instance) }),
+        ...(complete !== undefined && {
+          complete: Object.fromEntries(
+            Object.entries(complete).map(([name, completer]) => [name, completer.bind(instance)]),
+          ),
+        }),
+      };
     }),
     prompts: (declaration.prompts ?? []).map(bound),
   };
