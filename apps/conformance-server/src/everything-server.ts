@@ -1,15 +1,19 @@
 // Every tool, resource and prompt the official conformance suite's server scenarios expect, declared
 // with Pier's public API only. Names, texts and shapes follow the suite's scenario descriptions
-// (@modelcontextprotocol/conformance 0.1.16).
+// (@modelcontextprotocol/conformance 0.2.0-alpha.12, both the 2025-11-25 and 2026-07-28 requirements).
 import {
   audioContent,
   completable,
+  type ElicitationResult,
   embeddedResource,
   imageContent,
+  jsonSchema,
   MCPServer,
   Prompt,
+  type PromptContext,
   Resource,
   type ResourceContext,
+  type SamplingResult,
   Tool,
   type ToolContext,
 } from '@pier/core';
@@ -21,11 +25,58 @@ export const WATCHED_URI = 'test://watched-resource';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// SEP-1613: a registered id puts the schema in `$defs` and references it, so the listed input schema
-// keeps `$schema`, `$defs` and `additionalProperties: false` (a strict object).
-const Address = z
-  .object({ street: z.string().optional(), city: z.string().optional() })
-  .meta({ id: 'address' });
+// The suite's SEP-1613/SEP-2106 fixture, as it is: `$anchor`, `allOf`/`anyOf` and `if`/`then`/`else`
+// have no zod equivalent, so it is declared as a raw JSON Schema and listed unchanged.
+const CONTACT_SCHEMA = jsonSchema({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+});
+
+/** A form asking for one string field, as the input-required scenarios spell it. */
+const askFor = (message: string, field: string) => ({
+  message,
+  requestedSchema: {
+    type: 'object' as const,
+    properties: { [field]: { type: 'string' as const } },
+    required: [field],
+  },
+});
+
+/** A one-message sampling request. */
+const samplingOf = (text: string, maxTokens: number) => ({
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+  maxTokens,
+});
+
+/** The text of a sampling answer. */
+const samplingText = (answer: SamplingResult) =>
+  (Array.isArray(answer.content) ? answer.content : [answer.content])
+    .map((block) => (block.type === 'text' ? block.text : `[${block.type}]`))
+    .join('');
+
+/** A field of an accepted elicitation, or why there is none. */
+const accepted = (answer: ElicitationResult, field: string) =>
+  answer.action === 'accept' ? String(answer.content?.[field]) : `(${answer.action})`;
 
 const ARG1_SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testing'];
 
@@ -90,16 +141,23 @@ export class EverythingServer {
   @Tool({
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
-    input: z.strictObject({ name: z.string().optional(), address: Address.optional() }),
+    input: CONTACT_SCHEMA,
   })
-  jsonSchema2020({
-    name,
-    address,
-  }: {
-    name?: string | undefined;
-    address?: z.infer<typeof Address> | undefined;
-  }) {
-    return { name: name ?? null, city: address?.city ?? null };
+  jsonSchema2020(contact: Record<string, unknown>) {
+    return `Contact ${String(contact.name ?? '(no name)')} by ${String(contact.contactMethod ?? 'email')}`;
+  }
+
+  @Tool({
+    name: 'test_x_mcp_header',
+    description: 'Echoes a region that clients also send as the Mcp-Param-Region header (SEP-2243)',
+    input: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+      required: ['region'],
+    },
+  })
+  xMcpHeader({ region }: Record<string, unknown>) {
+    return `Region: ${String(region)}`;
   }
 
   // ---- tools: talking to the client during a call ----------------------------------------------
@@ -254,6 +312,133 @@ export class EverythingServer {
     return `${WATCHED_URI} updated`;
   }
 
+  // ---- tools: 2026-07-28 input-required results (SEP-2322) and stateless diagnostics (SEP-2575) ----
+  // Each asks with `await ctx.…`: a 2026-07-28 client gets `input_required` and calls again with the
+  // answers; the method then runs again from the top and gets them.
+
+  @Tool({ name: 'test_input_required_result_elicitation', description: 'Asks the user for a name' })
+  async inputElicitation(_args: Record<never, never>, ctx: ToolContext) {
+    const answer = await ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' });
+    return `Hello, ${accepted(answer, 'name')}!`;
+  }
+
+  @Tool({ name: 'test_input_required_result_sampling', description: 'Asks the client’s model a question' })
+  async inputSampling(_args: Record<never, never>, ctx: ToolContext) {
+    const answer = await ctx.sample(samplingOf('What is the capital of France?', 100), {
+      key: 'capital_question',
+    });
+    return `The model answered: ${samplingText(answer)}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots' })
+  async inputListRoots(_args: Record<never, never>, ctx: ToolContext) {
+    const { roots } = await ctx.listRoots({ key: 'client_roots' });
+    return `Client roots: ${roots.map((root) => root.uri).join(', ') || '(none)'}`;
+  }
+
+  @Tool({
+    name: 'test_input_required_result_request_state',
+    description: 'Asks for a confirmation, and reports whether the signed request state came back',
+  })
+  async inputRequestState(_args: Record<never, never>, ctx: ToolContext) {
+    // `once` runs its function in the first round only; later rounds get its value from the
+    // requestState, which Pier verified (signature, request, principal) before this method ran.
+    let firstRound = false;
+    await ctx.once('started', () => {
+      firstRound = true;
+      return true;
+    });
+    const answer = await ctx.elicit(
+      {
+        message: 'Please confirm',
+        requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+      },
+      { key: 'confirm' },
+    );
+    const state = firstRound ? 'no request state came back' : 'state-ok';
+    return `Confirmed: ${accepted(answer, 'ok')} (${state})`;
+  }
+
+  @Tool({
+    name: 'test_input_required_result_multiple_inputs',
+    description: 'Asks for a name, a greeting and the roots at once',
+  })
+  async inputMultiple(_args: Record<never, never>, ctx: ToolContext) {
+    const [name, greeting, roots] = await Promise.all([
+      ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' }),
+      ctx.sample(samplingOf('Generate a greeting', 50), { key: 'greeting' }),
+      ctx.listRoots({ key: 'client_roots' }),
+    ]);
+    return `${samplingText(greeting)}, ${accepted(name, 'name')}! (${roots.roots.length} roots)`;
+  }
+
+  @Tool({
+    name: 'test_input_required_result_multi_round',
+    description: 'Asks for a name, then for a colour, one round each',
+  })
+  async inputMultiRound(_args: Record<never, never>, ctx: ToolContext) {
+    const name = await ctx.elicit(askFor('Step 1: What is your name?', 'name'), { key: 'step1' });
+    const color = await ctx.elicit(askFor('Step 2: What is your favorite color?', 'color'), {
+      key: 'step2',
+    });
+    return `${accepted(name, 'name')} likes ${accepted(color, 'color')}`;
+  }
+
+  @Tool({
+    name: 'test_input_required_result_tampered_state',
+    description: 'Asks for a name; a retry with a forged requestState is refused',
+  })
+  async inputTamperedState(_args: Record<never, never>, ctx: ToolContext) {
+    const answer = await ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' });
+    return `Hello, ${accepted(answer, 'name')}!`;
+  }
+
+  @Tool({
+    name: 'test_input_required_result_capabilities',
+    description: 'Asks only what the client declared it can answer',
+  })
+  async inputCapabilities(_args: Record<never, never>, ctx: ToolContext) {
+    const asks: Promise<unknown>[] = [];
+    if (ctx.clientSupports('elicitation')) {
+      asks.push(ctx.elicit(askFor('What is your name?', 'name'), { key: 'user_name' }));
+    }
+    if (ctx.clientSupports('sampling')) {
+      asks.push(ctx.sample(samplingOf('Generate a greeting', 50), { key: 'greeting' }));
+    }
+    if (ctx.clientSupports('roots')) asks.push(ctx.listRoots({ key: 'client_roots' }));
+    const answers = await Promise.all(asks);
+    return `${answers.length} answers, one per declared capability`;
+  }
+
+  @Tool({
+    name: 'test_missing_capability',
+    description: 'Needs sampling: a client that did not declare it gets -32021',
+  })
+  async missingCapability(_args: Record<never, never>, ctx: ToolContext) {
+    // Not caught: Pier answers a 2026-07-28 request with -32021 naming `sampling` (HTTP 400).
+    const answer = await ctx.sample(samplingOf('Say hello', 10));
+    return samplingText(answer);
+  }
+
+  @Tool({
+    name: 'test_streaming_elicitation',
+    description: 'Asks the user on a 2026-07-28 stream: an input_required result, never a request',
+  })
+  async streamingElicitation(_args: Record<never, never>, ctx: ToolContext) {
+    const answer = await ctx.elicit(askFor('What should this tool say?', 'text'), { key: 'text' });
+    return accepted(answer, 'text');
+  }
+
+  @Tool({
+    name: 'test_logging_tool',
+    description: 'Logs to the client: only when the request asked for a log level',
+  })
+  async loggingTool(_args: Record<never, never>, ctx: ToolContext) {
+    await ctx.sendLog('info', 'test_logging_tool started');
+    await ctx.sendLog('warning', 'test_logging_tool is about to finish');
+    return 'Logged twice (if the request asked for logs)';
+  }
+
   // ---- resources ------------------------------------------------------------------------------
 
   @Resource({ uri: 'test://static-text', description: 'A static text resource', mimeType: 'text/plain' })
@@ -329,6 +514,17 @@ export class EverythingServer {
         content: { type: 'text' as const, text: 'Please process the embedded resource above.' },
       },
     ];
+  }
+
+  @Prompt({
+    name: 'test_input_required_result_prompt',
+    description: 'Asks the user for context before the prompt is built (SEP-2322)',
+  })
+  async inputRequiredPrompt(_args: Record<never, never>, ctx: PromptContext) {
+    const answer = await ctx.elicit(askFor('What context should the prompt use?', 'context'), {
+      key: 'user_context',
+    });
+    return `Answer with this context in mind: ${accepted(answer, 'context')}`;
   }
 
   @Prompt({ name: 'test_prompt_with_image', description: 'A prompt with an image' })

@@ -79,18 +79,26 @@ export interface Check {
   readonly errorMessage?: string;
 }
 
+/** What to run: every scenario a revision requires (`--requirements`), or one scenario by name. */
+export type Selection =
+  | { readonly requirements: string }
+  | { readonly scenario: string; readonly specVersion: string };
+
 /**
- * Runs every server scenario (`--suite all`: the active ones and the pending ones) against `url`,
- * under Node 24, killed after `timeoutMs`. With `expectedFailures`, the suite itself exits non-zero
- * on a failure or warning not listed there, and on a listed scenario that passes.
+ * Runs the suite's server scenarios against `url`, under Node 24, killed after `timeoutMs`. With
+ * `expectedFailures`, the suite itself exits non-zero on a failure or warning not listed there, and on
+ * a listed scenario that passes.
  */
 export async function runSuite(
   url: string,
+  selection: Selection,
   options: { readonly expectedFailures?: string; readonly timeoutMs?: number } = {},
 ): Promise<SuiteRun> {
   const outputDir = mkdtempSync(join(tmpdir(), 'pier-conformance-'));
   try {
-    const args = ['server', '--url', url, '--suite', 'all', '--output-dir', outputDir];
+    const args = ['server', '--url', url, '--output-dir', outputDir];
+    if ('requirements' in selection) args.push('--requirements', selection.requirements);
+    else args.push('--scenario', selection.scenario, '--spec-version', selection.specVersion);
     if (options.expectedFailures !== undefined) args.push('--expected-failures', options.expectedFailures);
     const { exitCode, output } = await runNode24([SUITE_CLI, ...args], options.timeoutMs ?? 150_000);
     return { exitCode, output, checks: readChecks(outputDir) };
@@ -99,11 +107,18 @@ export async function runSuite(
   }
 }
 
-/** The suite's server scenarios, as its `list --server` prints them. */
-export async function listScenarios(): Promise<string[]> {
-  const { exitCode, output } = await runNode24([SUITE_CLI, 'list', '--server'], 60_000);
+/**
+ * The server scenarios a revision requires and scores, as `list --server --requirements` prints them
+ * (not the extension and pending ones it also runs without scoring).
+ */
+export async function listScenarios(requirements: string): Promise<string[]> {
+  const { exitCode, output } = await runNode24(
+    [SUITE_CLI, 'list', '--server', '--requirements', requirements],
+    60_000,
+  );
   if (exitCode !== 0) throw new Error(`conformance list failed (${exitCode}):\n${output}`);
-  return [...output.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1] as string);
+  const server = /Server scenarios[^\n]*\n((?: {2}- \S+\n)+)/.exec(output)?.[1] ?? '';
+  return [...server.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1] as string);
 }
 
 /** The scenarios listed in an expected-failures file (`server:` entries). */
@@ -111,10 +126,32 @@ export function expectedFailures(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(/^ {2}- ([\w-]+)/gm)].map((match) => match[1] as string);
 }
 
+/** Runs `tasks` at most `limit` at a time, resolving with their results in order. */
+export async function pooled<T>(limit: number, tasks: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await (tasks[index] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
 /** Scenarios with a failure or a warning: what the suite counts against a baseline. */
 export function notPassed(checks: ReadonlyMap<string, readonly Check[]>): string[] {
+  return withStatus(checks, 'FAILURE', 'WARNING');
+}
+
+/** Scenarios with at least one check of one of `statuses`. */
+export function withStatus(
+  checks: ReadonlyMap<string, readonly Check[]>,
+  ...statuses: Check['status'][]
+): string[] {
   return [...checks]
-    .filter(([, list]) => list.some((check) => check.status === 'FAILURE' || check.status === 'WARNING'))
+    .filter(([, list]) => list.some((check) => statuses.includes(check.status)))
     .map(([scenario]) => scenario);
 }
 

@@ -15,22 +15,49 @@ import type { PierPlugin } from './contract.js';
 /** A zod object shape, such as `{ city: z.string() }`. */
 export type ZodShape = Readonly<Record<string, z.ZodType>>;
 
-/** Tool input, tool output or prompt arguments: a zod shape or a zod schema of an object. */
-export type ObjectSchema = ZodShape | z.ZodType<Record<string, unknown>>;
+/**
+ * A raw JSON Schema of an object (2020-12 unless its `$schema` says otherwise), served as written:
+ * any keyword (`$defs`, `$ref`, `allOf`, `if`/`then`/`else`, `x-mcp-header`…) reaches clients unchanged.
+ */
+export interface JsonObjectSchema {
+  readonly type: 'object';
+  readonly [keyword: string]: unknown;
+}
+
+declare const describes: unique symbol;
+
+/** A {@link JsonObjectSchema} that says which value it describes, as {@link jsonSchema} returns it. */
+export type JsonSchema<T extends Record<string, unknown> = Record<string, unknown>> = JsonObjectSchema & {
+  /** Type-only: never present at run time. */
+  readonly [describes]: T;
+};
+
+/**
+ * Tool input, tool output or prompt arguments: a zod shape, a zod schema of an object, or a raw JSON
+ * Schema of an object ({@link JsonObjectSchema}, typed with {@link jsonSchema}).
+ */
+export type ObjectSchema = ZodShape | z.ZodType<Record<string, unknown>> | JsonObjectSchema;
 
 /** The parsed value of an {@link ObjectSchema}: what a method receives (`{}` without a schema). */
 export type SchemaOutput<S> = S extends z.ZodType
   ? z.output<S>
-  : S extends ZodShape
-    ? z.output<z.ZodObject<S>>
-    : Record<never, never>;
+  : S extends JsonObjectSchema
+    ? JsonSchemaValue<S>
+    : S extends ZodShape
+      ? z.output<z.ZodObject<S>>
+      : Record<never, never>;
 
 /** The value an {@link ObjectSchema} accepts before parsing: what a tool with an output schema returns. */
 export type SchemaInput<S> = S extends z.ZodType
   ? z.input<S>
-  : S extends ZodShape
-    ? z.input<z.ZodObject<S>>
-    : Record<never, never>;
+  : S extends JsonObjectSchema
+    ? JsonSchemaValue<S>
+    : S extends ZodShape
+      ? z.input<z.ZodObject<S>>
+      : Record<never, never>;
+
+/** What a raw JSON Schema describes: its declared type, or any object when it declares none. */
+type JsonSchemaValue<S> = S extends { readonly [describes]: infer T } ? T : Record<string, unknown>;
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -62,9 +89,12 @@ export interface ToolOptions<
   readonly name?: string;
   readonly title?: string;
   readonly description?: string;
-  /** Arguments: a zod shape or `z.object(...)`. The method's first parameter is its parsed value. */
+  /**
+   * Arguments: a zod shape, `z.object(...)` or a JSON Schema (`jsonSchema(...)`). The method's first
+   * parameter is its parsed value.
+   */
   readonly input?: I;
-  /** Structured result: a zod shape or `z.object(...)`. The returned object is checked against it. */
+  /** Structured result, as `input` is declared. The returned object is checked against it. */
   readonly output?: O;
   readonly annotations?: ToolAnnotations;
 }

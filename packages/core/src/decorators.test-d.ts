@@ -6,6 +6,7 @@ import type { PromptContext, ToolContext } from './context.js';
 import type { PierPlugin } from './contract.js';
 import { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 import { definePrompt, defineServer, defineTool } from './define.js';
+import { jsonSchema } from './schema.js';
 import { createServer } from './server.js';
 
 describe('@Tool', () => {
@@ -141,6 +142,64 @@ describe('plain declarations', () => {
       // @ts-expect-error: high must be a number
       handler: () => ({ high: 'warm' }),
     });
+  });
+});
+
+describe('raw JSON Schema inputs and outputs', () => {
+  const CITY = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
+
+  it('types arguments as jsonSchema<T> declares them, and as any object without T', () => {
+    defineTool({
+      name: 'typed',
+      input: jsonSchema<{ city: string }>(CITY),
+      output: jsonSchema<{ high: number }>({ type: 'object' }),
+      handler: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ city: string }>();
+        return { high: 21 };
+      },
+    });
+    defineTool({
+      name: 'plain',
+      input: { type: 'object', properties: { city: { type: 'string' } } },
+      handler: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+        return String(args.city);
+      },
+    });
+    defineTool({
+      name: 'wrong',
+      output: jsonSchema<{ high: number }>({ type: 'object' }),
+      // @ts-expect-error: high must be a number
+      handler: () => ({ high: 'warm' }),
+    });
+    defineTool({
+      name: 'notObject',
+      // @ts-expect-error: a JSON Schema of a tool's input describes an object
+      input: { type: 'string' },
+      handler: () => 'x',
+    });
+  });
+
+  it('checks a decorated method against jsonSchema<T>', () => {
+    @MCPServer({ name: 'weather', version: '1.0.0' })
+    class JsonServer {
+      @Tool({ input: jsonSchema<{ city: string }>(CITY) })
+      forecast({ city }: { city: string }) {
+        return city;
+      }
+
+      @Tool({ input: CITY })
+      untyped(args: Record<string, unknown>) {
+        return String(args.city);
+      }
+
+      // @ts-expect-error: city is a string in the declared type
+      @Tool({ input: jsonSchema<{ city: string }>(CITY) })
+      wrong({ city }: { city: number }) {
+        return city;
+      }
+    }
+    expectTypeOf(JsonServer).toBeConstructibleWith();
   });
 });
 

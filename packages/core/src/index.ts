@@ -48,6 +48,8 @@ export type {
 export type {
   CompleteVariable,
   FixedResourceOptions,
+  JsonObjectSchema,
+  JsonSchema,
   ListedResource,
   ListedResources,
   MCPServerOptions,
@@ -77,6 +79,7 @@ export { MissingClientCapabilityError, PierError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
+export { jsonSchema } from './schema.js';
 export type {
   CloseOptions,
   CreateServerOptions,

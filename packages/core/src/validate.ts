@@ -1,6 +1,7 @@
 // Checks every declaration field once, where it is declared, with a message naming where and which field.
 import type { PierPlugin } from './contract.js';
 import type {
+  JsonObjectSchema,
   MCPServerOptions,
   PromptDeclaration,
   ResourceDeclaration,
@@ -176,6 +177,13 @@ export function isZodShape(value: unknown): boolean {
   return Object.values(value).every(isZodSchema);
 }
 
+/** Whether `value` is a raw JSON Schema of an object: a plain object whose `type` is `'object'`. */
+export function isJsonObjectSchema(value: unknown): value is JsonObjectSchema {
+  if (typeof value !== 'object' || value === null || isZodSchema(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && (value as Fields).type === 'object';
+}
+
 /** Validates a list of plugins: each `{ name, setup }`, no two with one name. */
 export function validatePlugins(value: unknown, where: string): readonly PierPlugin[] {
   if (value === undefined) return [];
@@ -237,8 +245,13 @@ function optionalObject<K extends string>(fields: Fields, field: K, where: strin
 function optionalSchema<K extends string>(fields: Fields, field: K, where: string): { [P in K]?: never } {
   const value = fields[field];
   if (value === undefined) return {};
-  if (!isZodSchema(value) && !isZodShape(value)) {
-    fail(where, field, 'a zod shape such as { city: z.string() } or a zod object schema', value);
+  if (!isZodSchema(value) && !isZodShape(value) && !isJsonObjectSchema(value)) {
+    fail(
+      where,
+      field,
+      "a zod shape such as { city: z.string() }, a zod object schema, or a JSON Schema with type: 'object'",
+      value,
+    );
   }
   return { [field]: value } as unknown as { [P in K]?: never };
 }
