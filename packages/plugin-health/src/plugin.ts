@@ -202,8 +202,8 @@ class HealthEndpoints {
 
 /** `/health/live`: runs no check, answers while the process and its event loop are alive. */
 function live(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendMethodNotAllowed(req, res);
-  sendPayload(req, res, 200, LIVE_PAYLOAD);
+  if (req.method !== 'GET' && req.method !== 'HEAD') sendMethodNotAllowed(req, res);
+  else sendPayload(req, res, 200, LIVE_PAYLOAD);
 }
 
 /** Answers a served evaluation with the status its body carries. */
