@@ -4,7 +4,9 @@
 // each scenario's ratio to the first one.
 // `pier@DIR` runs the Pier server with `@pier/transport-http` loaded from DIR (a saved `dist/`, say the
 // build before a change; keep it inside bench/ so that its imports resolve).
-// Example: pnpm ab 4 3 pier@dist/.before/transport-http:modern pier:modern sdk-v1:legacy
+// `pier=PROGRAM` runs another build of the whole server program instead (say bench/dist/servers/pier.js of a
+// checkout of the commit before a change, built there), and an era starting with `/` loads that GET path.
+// Example: pnpm ab 4 3 pier@dist/.before/transport-http:modern pier:modern sdk-v1:legacy pier:/health/ready
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopLoader, throughput } from './harness/measure.js';
@@ -24,7 +26,7 @@ const scenarios = args
     const colon = arg.lastIndexOf(':');
     const [server = '', era = ''] =
       colon === -1 ? [arg, 'legacy'] : [arg.slice(0, colon), arg.slice(colon + 1)];
-    return { label: arg, server, era: era as Era };
+    return { label: arg, server, era: era as Era | `/${string}` };
   });
 if (scenarios.length === 0) throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era> ...');
 
@@ -32,11 +34,15 @@ const running = new Map<string, RunningServer>();
 try {
   for (const { server } of scenarios) {
     if (running.has(server)) continue;
-    const [id, dir] = server.split('@');
+    const [named, program] = server.split('=');
+    const [id, dir] = (named ?? '').split('@');
     const base = SERVERS.find((s) => s.id === id);
     if (!base) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
+    const withProgram = program === undefined ? base : { ...base, program: resolve(program) };
     const spec: ServerSpec =
-      dir === undefined ? base : { ...base, env: { ...base.env, PIER_TRANSPORT_HTTP_DIST: resolve(dir) } };
+      dir === undefined
+        ? withProgram
+        : { ...withProgram, env: { ...base.env, PIER_TRANSPORT_HTTP_DIST: resolve(dir) } };
     const execArgv = dir === undefined ? [] : ['--import', REDIRECT];
     running.set(server, await startServer(spec, { execArgv }));
   }
@@ -46,7 +52,7 @@ try {
     for (const { label, server, era } of order) {
       const sample = await throughput(
         running.get(server)!,
-        { era },
+        era.startsWith('/') ? { get: era } : { era: era as Era },
         {
           seconds,
           warmupSeconds: 1,
