@@ -39,6 +39,7 @@ export type {
   McpServerSetupContext,
   PierPlugin,
   PluginContext,
+  ScopeChallenge,
   ServerInfo,
 } from './contract.js';
 export type {
