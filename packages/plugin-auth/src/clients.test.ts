@@ -24,9 +24,9 @@ afterEach(async () => {
 });
 afterAll(() => as.close());
 
-async function rig(sessions = false): Promise<Rig> {
+async function rig(sessions = false, more: Record<string, unknown> = {}): Promise<Rig> {
   const created = await startPier(
-    () => ({ authorizationServers: [as.issuer], scopesSupported: ['notes:read', 'notes:write'] }),
+    () => ({ authorizationServers: [as.issuer], scopesSupported: ['notes:read', 'notes:write'], ...more }),
     { sessions },
   );
   rigs.push(created);
@@ -111,5 +111,48 @@ describe('client credentials, end to end', () => {
       clientId: null,
     });
     expect(as.log.length).toBe(before);
+  });
+
+  it.each([
+    ['2026-07-28', true],
+    ['2025', false],
+  ])(
+    'step-up (%s): a notes:read token calling add_note gets 403, asks for notes:write and retries',
+    async (_, modern) => {
+      const { url } = await rig(false);
+      const client = new Client(
+        { name: 'cc', version: '1.0.0' },
+        modern ? { versionNegotiation: { mode: 'auto' } } : {},
+      );
+      const authProvider = provider({ ...CLIENTS.writer, scope: 'notes:read' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }));
+      closers.push(() => client.close());
+      calls.length = 0;
+      expect(await client.callTool({ name: 'add_note', arguments: {} })).toMatchObject({
+        content: [{ text: 'added' }],
+      });
+      expect(calls).toEqual(['add_note']);
+      expect(authProvider.tokens()?.scope?.split(' ').sort()).toEqual(['notes:read', 'notes:write']);
+    },
+  );
+
+  it('an unsatisfiable step-up (the AS will not grant notes:write) fails without running the handler', async () => {
+    // The SDK client asks for the 401's scope hint over its own: keep the hint to what a reader may get.
+    const { url } = await rig(false, { challengeScopes: ['notes:read'] });
+    const client = new Client({ name: 'cc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    closers.push(() => client.close());
+    calls.length = 0;
+    // Connecting works (notes:read is granted); only the step-up to notes:write is refused by the AS.
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { authProvider: provider(CLIENTS.reader) }),
+    );
+    let failure: unknown;
+    try {
+      await client.callTool({ name: 'add_note', arguments: {} });
+    } catch (error) {
+      failure = error;
+    }
+    expect(String(failure)).toMatch(/scope/);
+    expect(calls).toEqual([]);
   });
 });
