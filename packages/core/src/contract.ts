@@ -152,6 +152,20 @@ export interface HttpAuthenticator {
    * principal as if the session did not exist. Default: `authInfo.clientId`.
    */
   principalOf?(authInfo: AuthInfo): string;
+  /**
+   * Decides whether `authInfo` may use a tool, resource or prompt declared with `scopes` (never called for
+   * one without): `undefined` lets the request through, a {@link ScopeChallenge} answers it 403
+   * `insufficient_scope` before any handler runs, on both protocol eras, listing `challenge.scopes`.
+   * Default: every required scope must be among `authInfo.scopes` exactly, and the challenge lists them.
+   */
+  scopeChallenge?(required: readonly string[], authInfo: AuthInfo): ScopeChallenge | undefined;
+}
+
+/** What a caller lacking scopes is told to ask for: the complete scope set for the `scope` parameter. */
+export interface ScopeChallenge {
+  readonly scopes: readonly [string, ...string[]];
+  /** Human-readable, printable ASCII without `"` or `\\`. */
+  readonly errorDescription?: string;
 }
 
 /** What an {@link HttpAuthenticator} decides: go on with `authInfo`, or answer with `refusal` and stop. */

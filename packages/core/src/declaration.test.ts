@@ -466,4 +466,41 @@ describe('createServer', () => {
       message: 'defineResource: "subscribable" must be a boolean (got "yes")',
     });
   });
+
+  it.each([
+    ['not an array', 'notes:read'],
+    ['a space inside', ['notes read']],
+    ['a quote', ['a"b']],
+    ['empty', ['']],
+  ])('rejects scopes that are %s, on tools, resources and prompts alike', (_, scopes) => {
+    const error = thrown(() => defineTool({ name: 'x', scopes, handler: () => '' } as never));
+    expect(error).toMatchObject({ code: 'DECLARATION_INVALID' });
+    expect(error.message).toMatch(/^defineTool: "scopes" must be an array of OAuth scopes/);
+    expect(() =>
+      createServer(
+        { name: 'n', version: '1', prompts: [{ name: 'p', scopes, handler: () => '' }] } as never,
+        quiet,
+      ),
+    ).toThrow(/prompts\[0\]: "scopes"/);
+  });
+
+  it('keeps scopes given to @Tool, @Resource and @Prompt (deduplicated)', () => {
+    @MCPServer({ name: 'scoped', version: '1.0.0' })
+    class Scoped {
+      @Tool({ scopes: ['notes:write', 'notes:write'] })
+      write() {}
+      @Resource({ uri: 'notes://all', scopes: ['notes:read'] })
+      all() {
+        return '';
+      }
+      @Prompt({ scopes: ['notes:read'] })
+      summary() {
+        return '';
+      }
+    }
+    const declaration = classDeclaration(Scoped);
+    expect(declaration?.tools?.[0]?.scopes).toEqual(['notes:write']);
+    expect(declaration?.resources?.[0]?.scopes).toEqual(['notes:read']);
+    expect(declaration?.prompts?.[0]?.scopes).toEqual(['notes:read']);
+  });
 });

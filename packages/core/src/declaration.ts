@@ -97,6 +97,11 @@ export interface ToolOptions<
   /** Structured result, as `input` is declared. The returned object is checked against it. */
   readonly output?: O;
   readonly annotations?: ToolAnnotations;
+  /**
+   * OAuth scopes a caller needs to use it, checked before the handler runs when an HTTP authenticator
+   * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
+   */
+  readonly scopes?: readonly string[];
 }
 
 /**
@@ -121,6 +126,11 @@ interface ResourceFields {
    * change with `notifyResourceUpdated(uri)`. Makes the server advertise `resources.subscribe`.
    */
   readonly subscribable?: boolean;
+  /**
+   * OAuth scopes a caller needs to use it, checked before the handler runs when an HTTP authenticator
+   * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
+   */
+  readonly scopes?: readonly string[];
 }
 
 /** A resource at one fixed URI. */
@@ -173,6 +183,11 @@ export interface PromptOptions<A extends ObjectSchema | undefined = undefined> {
   readonly description?: string;
   /** Arguments: a zod shape or `z.object(...)` of string fields (MCP prompt arguments are strings). */
   readonly args?: A;
+  /**
+   * OAuth scopes a caller needs to use it, checked before the handler runs when an HTTP authenticator
+   * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
+   */
+  readonly scopes?: readonly string[];
 }
 
 /** Options of {@link MCPServer}: the server's identity and its plugins. */
@@ -200,6 +215,8 @@ export interface ToolDeclaration<Args = never, Result = unknown> {
   readonly input?: ObjectSchema;
   readonly output?: ObjectSchema;
   readonly annotations?: ToolAnnotations;
+  /** See {@link ToolOptions.scopes}. */
+  readonly scopes?: readonly string[];
   readonly handler: (args: Args, ctx: ToolContext) => Result;
 }
 
@@ -215,6 +232,8 @@ export interface PromptDeclaration<Args = never> {
   readonly title?: string;
   readonly description?: string;
   readonly args?: ObjectSchema;
+  /** See {@link PromptOptions.scopes}. */
+  readonly scopes?: readonly string[];
   readonly handler: (args: Args, ctx: PromptContext) => PromptReturn;
 }
 

@@ -43,6 +43,7 @@ export type {
   ObservedRequest,
   PierPlugin,
   PluginContext,
+  ScopeChallenge,
   ServerInfo,
 } from './contract.js';
 export type {

@@ -5,6 +5,7 @@ import {
   createRequestStateCodec,
   McpServer,
   type RequestStateCodec,
+  type ScopeChallengeHandler,
   type ServerCapabilities,
   type ServerContext,
   UriTemplate,
@@ -122,6 +123,27 @@ export class SdkServerBuilder {
     return server;
   }
 
+  /**
+   * `config` with the SDK's `scopeChallenge` when `scopes` are required: the SDK asks it before dispatch
+   * (`createMcpHandler` for 2026-07-28, the transport for 2025 revisions) and answers 403
+   * `insufficient_scope` with the challenge's scopes. Only an authenticated request is checked: without an
+   * authenticator (stdio, open HTTP) there is no one to challenge.
+   */
+  #withScopes<C extends object>(config: C, scopes: readonly string[] | undefined): C {
+    if (scopes === undefined || scopes.length === 0) return config;
+    const required = scopes;
+    const scopeChallenge: ScopeChallengeHandler = ({ authInfo }) => {
+      if (authInfo === undefined) return undefined;
+      const decide = this.#declarations.authenticator?.scopeChallenge;
+      if (decide !== undefined) return decide.call(this.#declarations.authenticator, required, authInfo);
+      const granted = new Set(authInfo.scopes);
+      return required.every((scope) => granted.has(scope))
+        ? undefined
+        : { scopes: required as [string, ...string[]] };
+    };
+    return { ...config, scopeChallenge };
+  }
+
   #principal(auth: AuthInfo | undefined): string {
     if (auth === undefined) return '';
     const authenticator: HttpAuthenticator | undefined = this.#declarations.authenticator;
@@ -154,6 +176,7 @@ export class SdkServerBuilder {
     const logger = this.#options.logger.child(`tool:${tool.name}`);
     const handler = tool.handler as (args: unknown, ctx: unknown) => unknown;
     const hasInput = config.inputSchema !== undefined;
+    const registered = this.#withScopes(config, tool.scopes);
     const serve = (mcp: ServerContext, args: unknown, deps: ContextDeps) =>
       this.#serve(mcp, tool.name, args, async (round) =>
         toToolResult(await handler(args, toolContext(mcp, deps, round))),
@@ -172,12 +195,13 @@ export class SdkServerBuilder {
           return toolErrorResult(error);
         }
       };
-      server.registerTool(tool.name, config, callback as Callback);
+      server.registerTool(tool.name, registered, callback as Callback);
     });
   }
 
   #addResource({ declaration: resource, metadata, template }: Declarations['resources'][number]): void {
     const logger = this.#options.logger.child(`resource:${resource.name}`);
+    const registered = this.#withScopes(metadata, resource.scopes);
     this.#registrations.push((server, deps) => {
       const context = deps(logger);
       const read = async (uri: URL, variables: Variables, mcp: ServerContext) => {
@@ -196,9 +220,9 @@ export class SdkServerBuilder {
       };
       if (template === undefined) {
         const readFixed = (uri: URL, mcp: ServerContext) => read(uri, NO_VARIABLES, mcp);
-        server.registerResource(resource.name, resource.uri as string, metadata, readFixed as never);
+        server.registerResource(resource.name, resource.uri as string, registered, readFixed as never);
       } else {
-        server.registerResource(resource.name, template, metadata, read as never);
+        server.registerResource(resource.name, template, registered, read as never);
       }
     });
   }
@@ -206,11 +230,14 @@ export class SdkServerBuilder {
   #addPrompt({ declaration: prompt, argsSchema }: Declarations['prompts'][number]): void {
     const logger = this.#options.logger.child(`prompt:${prompt.name}`);
     const handler = prompt.handler as (args: unknown, ctx: unknown) => unknown;
-    const config = {
-      ...(prompt.title !== undefined && { title: prompt.title }),
-      ...(prompt.description !== undefined && { description: prompt.description }),
-      ...(argsSchema && { argsSchema }),
-    };
+    const config = this.#withScopes(
+      {
+        ...(prompt.title !== undefined && { title: prompt.title }),
+        ...(prompt.description !== undefined && { description: prompt.description }),
+        ...(argsSchema && { argsSchema }),
+      },
+      prompt.scopes,
+    );
     this.#registrations.push((server, deps) => {
       const context = deps(logger);
       const callback = async (...received: unknown[]) => {

@@ -11,11 +11,13 @@ export type {
   McpServer,
   MessageExtraInfo,
   RequestId,
+  ScopeChallengeHandler,
   StreamId,
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 export {
+  bearerAuthChallengeResponse,
   classifyInboundRequest,
   createMcpHandler,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
@@ -23,12 +25,21 @@ export {
   isInitializeRequest,
   isJsonContentType,
   localhostAllowedHostnames,
+  OAuthError,
+  OAuthErrorCode,
   PROTOCOL_VERSION_META_KEY,
   parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
-export type { HttpAuthenticator, HttpAuthOutcome, HttpRefusal, HttpRoute, ServerInfo } from './contract.js';
+export type {
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRefusal,
+  HttpRoute,
+  ScopeChallenge,
+  ServerInfo,
+} from './contract.js';
 // Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
 // the message of anything thrown.
 export { describe as describeValue, MAX_TIMER_MS, messageOf } from './errors.js';

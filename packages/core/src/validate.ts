@@ -68,6 +68,7 @@ export function validateTool(value: unknown, where: string): ToolDeclaration {
     ...optionalSchema(fields, 'input', where),
     ...optionalSchema(fields, 'output', where),
     ...optionalObject(fields, 'annotations', where),
+    ...optionalScopes(fields, where),
     handler: handler(fields, where),
   };
   return tool;
@@ -118,6 +119,7 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
     ...optionalString(fields, 'mimeType', where),
     ...optionalObject(fields, 'annotations', where),
     ...optionalBoolean(fields, 'subscribable', where),
+    ...optionalScopes(fields, where),
     handler: handler(fields, where),
   };
 }
@@ -132,6 +134,7 @@ export function validatePrompt(value: unknown, where: string): PromptDeclaration
     ...optionalString(fields, 'title', where),
     ...optionalString(fields, 'description', where),
     ...optionalSchema(fields, 'args', where),
+    ...optionalScopes(fields, where),
     handler: handler(fields, where),
   };
 }
@@ -254,6 +257,21 @@ function optionalSchema<K extends string>(fields: Fields, field: K, where: strin
     );
   }
   return { [field]: value } as unknown as { [P in K]?: never };
+}
+
+// RFC 6749 §3.3 scope-token: what the SDK's challenge accepts, so a bad scope fails here, not per request.
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+function optionalScopes(fields: Fields, where: string): { scopes?: readonly string[] } {
+  const value = fields.scopes;
+  if (value === undefined) return {};
+  if (
+    !Array.isArray(value) ||
+    !value.every((scope) => typeof scope === 'string' && SCOPE_TOKEN.test(scope))
+  ) {
+    fail(where, 'scopes', 'an array of OAuth scopes such as ["notes:read"] (no spaces or quotes)', value);
+  }
+  return { scopes: Object.freeze([...new Set(value as string[])]) };
 }
 
 function handler(fields: Fields, where: string): never {

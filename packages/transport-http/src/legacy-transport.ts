@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
+  bearerAuthChallengeResponse,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   type EventStore,
   isInitializeRequest,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  OAuthError,
+  OAuthErrorCode,
   parseJSONRPCMessage,
   type RequestId,
+  type ScopeChallengeHandler,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
 } from '@pier/core/transport';
@@ -50,6 +54,7 @@ export class LegacyTransport implements Transport {
   readonly #eventStore: EventStore | undefined;
   readonly #retryMs: number | undefined;
   #versions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+  #scopeChallenge: ScopeChallengeHandler | undefined;
   #started = false;
   #initialized = false;
   #closed = false;
@@ -85,6 +90,15 @@ export class LegacyTransport implements Transport {
 
   setSupportedProtocolVersions(versions: string[]): void {
     this.#versions = versions;
+  }
+
+  /**
+   * Called by the SDK's `McpServer.connect`: decides, per request, whether the caller lacks the scopes of the
+   * tool, resource or prompt it names. As the SDK's transport does, a challenged batch is answered 403 as a
+   * whole, before any of it is dispatched.
+   */
+  setScopeChallengeResolver(resolver: ScopeChallengeHandler): void {
+    this.#scopeChallenge = resolver;
   }
 
   /**
@@ -137,6 +151,9 @@ export class LegacyTransport implements Transport {
     }
 
     const requests = messages.filter(isRequestLike);
+    if (authInfo !== undefined && this.#scopeChallenge !== undefined && requests.length > 0) {
+      if (await this.#challenged(res, requests, authInfo)) return;
+    }
     const extra: MessageExtraInfo = authInfo === undefined ? { request } : { request, authInfo };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
@@ -357,6 +374,41 @@ export class LegacyTransport implements Transport {
   }
 
   /** A stream's client went away: its answers are kept for replay (with an event store) or dropped. */
+  /** Answers 403 `insufficient_scope` when a request of the batch needs scopes the caller lacks. */
+  async #challenged(
+    res: ServerResponse,
+    requests: readonly (JSONRPCMessage & { id: RequestId })[],
+    authInfo: AuthInfo,
+  ): Promise<boolean> {
+    const resolve = this.#scopeChallenge as ScopeChallengeHandler;
+    for (const request of requests) {
+      const challenge = await resolve({ request: request as never, authInfo });
+      if (challenge === undefined) continue;
+      // The SDK's own answer (header grammar, quoting, OAuth error body), as on the 2026-07-28 path.
+      const answer = bearerAuthChallengeResponse(
+        new OAuthError(OAuthErrorCode.InsufficientScope, challenge.errorDescription ?? 'Insufficient scope'),
+        {
+          requiredScopes: [...challenge.scopes],
+          ...(authInfo.resourceMetadataUrl !== undefined && {
+            resourceMetadataUrl: authInfo.resourceMetadataUrl,
+          }),
+        },
+      );
+      const body = await answer.text();
+      this.onerror?.(new Error('Forbidden: insufficient scope'));
+      res.writeHead(answer.status, {
+        ...this.#headers(),
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'cache-control': 'no-store',
+        'www-authenticate': answer.headers.get('www-authenticate') ?? 'Bearer error="insufficient_scope"',
+      });
+      res.end(body);
+      return true;
+    }
+    return false;
+  }
+
   #disconnected(streamId: string, channel: Channel): void {
     if (this.#channels.get(streamId) === channel) this.#channels.delete(streamId);
   }

@@ -80,6 +80,8 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       authInfo === undefined ? { parsedBody: body } : { parsedBody: body, authInfo },
     );
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
+    // The SDK's scope challenge (403 insufficient_scope, before dispatch) says nothing of caching.
+    if (response.headers.has('www-authenticate')) response.headers.set('cache-control', 'no-store');
     await sendWebResponse(res, response, exchange);
   };
 

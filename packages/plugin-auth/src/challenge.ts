@@ -1,0 +1,86 @@
+// RFC 6750 on the wire: reading the credentials of a request, and the answers that refuse one.
+import type { IncomingMessage } from 'node:http';
+import type { HttpRefusal } from '@pier/core';
+
+/** What the request presents. */
+export type Presented =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'token'; readonly token: string }
+  /** 400 `invalid_request`: the token is never looked at. */
+  | { readonly kind: 'bad-request'; readonly description: string }
+  /** 401 `invalid_token` without verification: not a bearer token at all. */
+  | { readonly kind: 'unusable'; readonly description: string };
+
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Reads the bearer token from the `Authorization` header, the only method advertised. A token in the query
+ * string (alone or beside the header) and a repeated `Authorization` header are 400 (RFC 6750 §2: one
+ * method only); node keeps only the first of repeated headers, so they are counted in `rawHeaders`.
+ */
+export function presented(req: IncomingMessage, maxTokenLength: number): Presented {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if ((req.rawHeaders[i] as string).toLowerCase() === 'authorization') count++;
+  }
+  if (count > 1) return { kind: 'bad-request', description: 'More than one Authorization header' };
+  if (queryHasToken(req.url ?? '')) {
+    return {
+      kind: 'bad-request',
+      description: 'Access tokens are accepted in the Authorization header only',
+    };
+  }
+  const header = req.headers.authorization;
+  if (header === undefined) return { kind: 'none' };
+  if (header.length > maxTokenLength + 7)
+    return { kind: 'unusable', description: 'The access token is too long' };
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined) {
+    return { kind: 'unusable', description: "Expected the Authorization header 'Bearer <token>'" };
+  }
+  return { kind: 'token', token };
+}
+
+function queryHasToken(url: string): boolean {
+  const start = url.indexOf('?');
+  if (start === -1) return false;
+  return new URLSearchParams(url.slice(start + 1)).has('access_token');
+}
+
+/** A quoted-string value that cannot break the header: printable ASCII only, `"` and `\` escaped. */
+export function quoted(value: string): string {
+  return `"${value.replace(/[^\x20-\x7E]/g, '').replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/** `Bearer k="v", …` from the parameters that are set. */
+export function bearerChallenge(params: Readonly<Record<string, string | undefined>>): string {
+  const parts = Object.entries(params)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
+    .map(([key, value]) => `${key}=${quoted(value)}`);
+  return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`;
+}
+
+/** An OAuth error answer (RFC 6750 §3, the JSON body of RFC 6749 §5.2); never cached. */
+export function refusal(
+  status: number,
+  error: string | undefined,
+  description: string | undefined,
+  challenge: string | undefined,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): HttpRefusal {
+  return {
+    status,
+    headers: {
+      'cache-control': 'no-store',
+      ...(challenge !== undefined && { 'www-authenticate': challenge }),
+      ...extraHeaders,
+    },
+    ...(error !== undefined && {
+      body: { error, ...(description !== undefined && { error_description: stripped(description) }) },
+    }),
+  };
+}
+
+function stripped(value: string): string {
+  return value.replace(/[^\x20-\x7E]/g, '');
+}
