@@ -1,9 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// One project per package: `vitest run` at the root runs them all (used for the Node 24 pass);
-// turbo runs each package's own `vitest run` on Node 20.
+// One project per package. `turbo run test` (and the check, on Node 20) runs each package's own
+// `vitest run`; the root `vitest run` runs them all, and the check's Node 24 pass (`test:node24`)
+// runs from here the projects whose behaviour can depend on the runtime.
 export default defineConfig({
   test: {
     projects: ['packages/*', 'apps/*', 'tests/*', 'bench'],
+    // Vitest's default on 2 cores is one worker; these suites mostly wait on child processes and
+    // sockets, so two files at a time keep both cores busy.
+    maxWorkers: 2,
   },
 });

@@ -1,6 +1,7 @@
 // Scenarios 3 and 4: core + transport-http + plugin-health (+ zod), installed with pnpm (strict,
 // isolated layout) and with npm; the same HTTP server written in plain JavaScript and in TypeScript
-// compiled by tsc in both decorator modes.
+// compiled by tsc in both decorator modes. This is the one home of the tsc decorator matrix (legacy
+// and TC39, against the published types): a method that does not match its schema must not compile.
 import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -44,7 +45,10 @@ const ERAS: readonly [string, ClientOptions][] = [
 
 interface Installed {
   readonly project: Scratch;
+  /** tsc on fixtures/http-stack/server.ts, which must compile cleanly. */
   readonly compiled: Record<DecoratorMode, Finished>;
+  /** tsc on fixtures/http-stack/mismatch.ts, which must not compile. */
+  readonly mismatch: Record<DecoratorMode, Finished>;
 }
 const installed = new Map<Installer, Installed>();
 
@@ -65,7 +69,11 @@ async function prepare(installer: Installer): Promise<void> {
   let project: Scratch;
   if (installer === 'npm') {
     project = scratchProject('http-stack');
-    installed.set(installer, { project, compiled: {} as Installed['compiled'] });
+    installed.set(installer, {
+      project,
+      compiled: {} as Installed['compiled'],
+      mismatch: {} as Installed['mismatch'],
+    });
     await runOk('npm', ['install', ...files, ZOD, ...NPM_FLAGS], {
       cwd: project.dir,
       env,
@@ -79,7 +87,11 @@ async function prepare(installer: Installer): Promise<void> {
       zod: ZOD.slice('zod@'.length),
     };
     project = scratchProject('http-stack', { dependencies });
-    installed.set(installer, { project, compiled: {} as Installed['compiled'] });
+    installed.set(installer, {
+      project,
+      compiled: {} as Installed['compiled'],
+      mismatch: {} as Installed['mismatch'],
+    });
     // Outside any workspace; a fresh project has no lockfile to freeze (CI=true would ask for one).
     await runOk(
       'npx',
@@ -94,13 +106,19 @@ async function prepare(installer: Installer): Promise<void> {
       { cwd: project.dir, env, timeoutMs: 120_000 },
     );
   }
-  const { compiled } = installed.get(installer)!;
-  for (const mode of MODES) compiled[mode] = await compile(project.dir, mode);
+  const { compiled, mismatch } = installed.get(installer)!;
+  for (const mode of MODES) {
+    compiled[mode] = await compile(project.dir, mode, 'server');
+    mismatch[mode] = await compile(project.dir, mode, 'mismatch');
+  }
 }
 
-/** tsc from the workspace, with the user's usual strict settings; Node's types from the workspace too. */
-function compile(dir: string, mode: DecoratorMode): Promise<Finished> {
-  const tsconfig = `tsconfig.${mode}.json`;
+/**
+ * tsc from the workspace, with the user's usual strict settings; Node's types from the workspace too.
+ * `server.ts` is emitted to `out/<mode>/`; `mismatch.ts` is only checked.
+ */
+function compile(dir: string, mode: DecoratorMode, source: 'server' | 'mismatch'): Promise<Finished> {
+  const tsconfig = `tsconfig.${source}.${mode}.json`;
   const compilerOptions = {
     target: 'ES2022',
     module: 'NodeNext',
@@ -112,9 +130,9 @@ function compile(dir: string, mode: DecoratorMode): Promise<Finished> {
     types: ['node'],
     typeRoots: [TYPE_ROOTS],
     experimentalDecorators: mode === 'legacy',
-    outDir: `out/${mode}`,
+    ...(source === 'server' ? { outDir: `out/${mode}` } : { noEmit: true }),
   };
-  writeFileSync(join(dir, tsconfig), JSON.stringify({ compilerOptions, files: ['server.ts'] }, null, 2));
+  writeFileSync(join(dir, tsconfig), JSON.stringify({ compilerOptions, files: [`${source}.ts`] }, null, 2));
   return run(process.execPath, [TSC, '-p', tsconfig], { cwd: dir, env: userEnv(), timeoutMs: 120_000 });
 }
 
@@ -194,8 +212,23 @@ describe.each(INSTALLERS)('core + transport-http + plugin-health, installed with
       const client = new Client({ name: `packaging-test-${era}`, version: '1.0.0' }, options);
       await client.connect(new StreamableHTTPClientTransport(new URL(address.url)));
       try {
+        expect(client.getServerVersion()).toMatchObject({ name: 'weather', version: '1.0.0' });
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(['forecast', 'conditions']);
         const result = await client.callTool({ name: 'forecast', arguments: { city: 'Lisbon' } });
         expect(result.content).toEqual([{ type: 'text', text: 'Sunny in Lisbon, 21°C' }]);
+        expect((await client.callTool({ name: 'conditions', arguments: {} })).structuredContent).toEqual({
+          temperature: 21,
+          units: 'C',
+        });
+        expect((await client.readResource({ uri: 'weather://units' })).contents).toEqual([
+          { uri: 'weather://units', mimeType: 'text/plain', text: 'C' },
+        ]);
+        const prompt = await client.getPrompt({ name: 'ask', arguments: { city: 'Lisbon' } });
+        expect(prompt.messages[0]?.content).toEqual({
+          type: 'text',
+          text: 'What is the weather in Lisbon? Answer in °C.',
+        });
       } finally {
         await client.close();
       }
@@ -208,3 +241,16 @@ describe.each(INSTALLERS)('core + transport-http + plugin-health, installed with
     expect(exit.stderr).toContain('[weather] closed');
   });
 });
+
+describe.each(INSTALLERS)(
+  'decorators compiled by tsc against the packages installed with %s',
+  (installer) => {
+    it.each(MODES)('%s: refuses a method whose argument does not match its input schema', (mode) => {
+      const tsc = installed.get(installer)!.mismatch[mode];
+      const output = `${tsc.stdout}${tsc.stderr}`;
+      expect(tsc.code).not.toBe(0);
+      expect(output).toContain('mismatch.ts(7,4): error TS1241');
+      expect(output).toContain("Type 'string' is not assignable to type 'number'");
+    });
+  },
+);
