@@ -179,7 +179,10 @@ frontend fe
 
 backend be
   balance roundrobin
-  option httpchk GET /health/ready
+  option httpchk
+  # HTTP/1.1 with a Host the replicas accept: a check without one gets 403 from the DNS-rebinding guard.
+  http-check send meth GET uri /health/ready ver HTTP/1.1 hdr Host 127.0.0.1
+  http-check expect status 200
   retry-on conn-failure empty-response
   http-response set-header X-Pier-Replica %s
 ${
