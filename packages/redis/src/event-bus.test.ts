@@ -133,6 +133,31 @@ describe('redisEventBus when Redis is unreachable', () => {
   });
 });
 
+describe('redisEventBus after a dropped connection, Redis keeping its data', () => {
+  it('resumes from its last entry: no gap reported, the event published meanwhile arrives once', async () => {
+    const stream = fresh();
+    const a = bus({ stream, nodeId: 'a' });
+    const b = bus({ stream, nodeId: 'b' });
+    await Promise.all([a.ready, b.ready]);
+    a.publish({ kind: 'resource_updated', uri: 'notes://before' });
+    await until(() => b.heard.length === 1, 'the first event');
+    const { createClient } = await import('@redis/client');
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    // Drops every other connection (both buses'), as a network blip would.
+    await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    await admin.close();
+    a.publish({ kind: 'resource_updated', uri: 'notes://meanwhile' });
+    await until(() => b.heard.length === 2, 'the event published meanwhile', 8_000);
+    await sleep(300);
+    expect(b.heard).toEqual([
+      { kind: 'resource_updated', uri: 'notes://before' },
+      { kind: 'resource_updated', uri: 'notes://meanwhile' },
+    ]);
+    expect(b.errors.map((error) => error.code)).not.toContain('REDIS_EVENTS_LOST');
+  });
+});
+
 describe('redisEventBus options', () => {
   it.each([
     [{}, /exactly one of url and client/],

@@ -217,13 +217,15 @@ describe('3 replicas on the Redis bus behind HAProxy', () => {
 describe('negative controls: the same scenarios without the shared parts fail', () => {
   let replicas: Replica[];
   let roundRobin: LoadBalancer;
+  let sticky: LoadBalancer;
   beforeAll(async () => {
     replicas = await startReplicas(3, { sharedKey: false });
     roundRobin = await startHaproxy(backends(replicas));
+    sticky = await startHaproxy(backends(replicas), { sticky: true });
   });
   afterAll(async () => {
     await closeWatchers();
-    await roundRobin?.stop();
+    await Promise.all([roundRobin?.stop(), sticky?.stop()]);
     await stopReplicas(replicas ?? []);
   });
 
@@ -233,6 +235,17 @@ describe('negative controls: the same scenarios without the shared parts fail', 
     await until(() => (streams[1]?.updates.length ?? 0) >= 1, 'the local update');
     await sleep(500);
     expect(streams.map((w) => w.updates)).toEqual([[], [URI], []]);
+    await closeWatchers();
+  });
+
+  it('with the default in-memory bus, a 2025 session hears only its own replica’s updates', async () => {
+    const w = await subscribed(sticky.url);
+    const owner = replicas.find((replica) => replica.name === w.owner) as Replica;
+    await owner.server.notifyResourceUpdated(URI);
+    await until(() => w.updates.length === 1, 'the owner’s update');
+    for (const replica of replicas) if (replica !== owner) await replica.server.notifyResourceUpdated(URI);
+    await sleep(500);
+    expect(w.updates).toEqual([URI]);
     await closeWatchers();
   });
 
