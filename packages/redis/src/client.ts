@@ -1,0 +1,82 @@
+// The few Redis commands Pier needs, as a structural interface: a node-redis v6 client fits as is, and an
+// ioredis or iovalkey user can pass a small adapter.
+import { PierRedisError } from './errors.js';
+
+/** One stream entry, as node-redis returns it. */
+export interface RedisStreamEntry {
+  readonly id: string;
+  readonly message: Readonly<Record<string, string>>;
+}
+
+/**
+ * What `@pier/redis` calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it. Replies
+ * of `xRead` are read defensively (RESP2 and RESP3 shapes both work).
+ */
+export interface RedisClientLike {
+  /** `true` while connected and able to run commands. */
+  readonly isReady: boolean;
+  /** `true` once `connect()` was called and until `close()`/`destroy()`. */
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  /** A new client with the same options (and `overrides`), not connected yet. */
+  duplicate(overrides?: Record<string, unknown>): RedisClientLike;
+  /** Graceful close: pending commands finish. */
+  close(): Promise<unknown>;
+  /** Immediate close: pending commands fail. */
+  destroy(): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  ping(): Promise<unknown>;
+  xAdd(
+    key: string,
+    id: string,
+    message: Record<string, string>,
+    options?: { TRIM?: { strategy: 'MAXLEN'; strategyModifier?: '~' | '='; threshold: number } },
+  ): Promise<unknown>;
+  xRead(streams: { key: string; id: string }, options?: { BLOCK?: number; COUNT?: number }): Promise<unknown>;
+  xRange(key: string, start: string, end: string, options?: { COUNT?: number }): Promise<unknown>;
+  xRevRange(key: string, end: string, start: string, options?: { COUNT?: number }): Promise<unknown>;
+}
+
+/**
+ * Makes a client for `url` with `@redis/client` (an optional peer dependency, loaded only when a URL is
+ * given). The offline queue is off: a command sent while disconnected fails at once instead of piling up in
+ * memory, and Pier keeps its own bounded queue.
+ */
+export async function createRedisClient(url: string): Promise<RedisClientLike> {
+  let module: { createClient(options: Record<string, unknown>): unknown };
+  try {
+    module = (await import('@redis/client')) as never;
+  } catch (error) {
+    throw new PierRedisError(
+      'REDIS_NOT_INSTALLED',
+      '@pier/redis: a url was given but @redis/client is not installed; run `npm install @redis/client@6`, or pass a client',
+      { cause: error },
+    );
+  }
+  return module.createClient({
+    url,
+    disableOfflineQueue: true,
+    // Reconnect forever, never slower than once a second: a replica must come back when Redis does.
+    socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1_000) },
+  }) as RedisClientLike;
+}
+
+/** The entries of an `XREAD` reply for one stream, in RESP2 or RESP3 shape; `[]` for none. */
+export function entriesOf(reply: unknown): RedisStreamEntry[] {
+  if (reply === null || reply === undefined) return [];
+  if (Array.isArray(reply)) {
+    // RESP2 transform: [{ name, messages }]; XRANGE: [{ id, message }].
+    const out: RedisStreamEntry[] = [];
+    for (const item of reply) {
+      if (item !== null && typeof item === 'object' && 'messages' in item) {
+        out.push(...entriesOf((item as { messages: unknown }).messages));
+      } else if (item !== null && typeof item === 'object' && 'id' in item) {
+        out.push(item as RedisStreamEntry);
+      }
+    }
+    return out;
+  }
+  if (reply instanceof Map) return [...reply.values()].flatMap((value) => entriesOf(value));
+  if (typeof reply === 'object') return Object.values(reply).flatMap((value) => entriesOf(value));
+  return [];
+}

@@ -1,0 +1,30 @@
+/**
+ * Stable codes of {@link PierRedisError}; branch on these, not on messages.
+ *
+ * | code | when |
+ * |---|---|
+ * | `REDIS_OPTIONS_INVALID` | `redisEventBus()` or `redisHealthCheck()` called with bad options (thrown) |
+ * | `REDIS_NOT_INSTALLED` | a `url` was given but `@redis/client` is not installed (reported to `onerror`) |
+ * | `REDIS_PUBLISH_FAILED` | an event could not be written to Redis (reported to `onerror`; local delivery happened) |
+ * | `REDIS_QUEUE_FULL` | Redis was unreachable for longer than the offline queue holds: the oldest events were dropped |
+ * | `REDIS_READ_FAILED` | the reader lost its connection (reported once per outage; it reconnects by itself) |
+ * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
+ */
+export type PierRedisErrorCode =
+  | 'REDIS_OPTIONS_INVALID'
+  | 'REDIS_NOT_INSTALLED'
+  | 'REDIS_PUBLISH_FAILED'
+  | 'REDIS_QUEUE_FULL'
+  | 'REDIS_READ_FAILED'
+  | 'REDIS_EVENTS_LOST';
+
+/** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
+export class PierRedisError extends Error {
+  override readonly name = 'PierRedisError';
+  readonly code: PierRedisErrorCode;
+
+  constructor(code: PierRedisErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,0 +1,14 @@
+export type { RedisClientLike, RedisStreamEntry } from './client.js';
+export { PierRedisError, type PierRedisErrorCode } from './errors.js';
+export {
+  type RedisEventBus,
+  type RedisEventBusOptions,
+  type RedisGap,
+  redisEventBus,
+} from './event-bus.js';
+export {
+  type RedisHealthCheck,
+  type RedisHealthCheckOptions,
+  type RedisHealthCheckResult,
+  redisHealthCheck,
+} from './health.js';

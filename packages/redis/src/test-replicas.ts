@@ -1,0 +1,115 @@
+// Test helper (excluded from the build): N Pier replicas of one server in this process, each with its own
+// Redis connections (or the default in-memory bus), as N processes would have.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createServer, defineResource, defineServer, defineTool, type PierServer } from '@pier/core';
+import { healthPlugin } from '@pier/plugin-health';
+import { httpTransport } from '@pier/transport-http';
+import { type RedisEventBus, redisEventBus } from './index.js';
+
+export interface Replica {
+  readonly name: string;
+  readonly server: PierServer;
+  readonly url: string;
+  readonly port: number;
+  readonly bus: RedisEventBus | undefined;
+}
+
+export const SHARED_KEY = 'a-shared-secret-of-at-least-32-bytes!!';
+const NAME_SCHEMA = {
+  type: 'object' as const,
+  properties: { name: { type: 'string' as const } },
+  required: ['name'],
+};
+
+/** Starts `count` replicas named r1…rN; `redisUrl` undefined gives each the in-memory bus. */
+export async function startReplicas(
+  count: number,
+  options: { redisUrl?: string | undefined; sharedKey?: boolean; stream?: string } = {},
+): Promise<Replica[]> {
+  const replicas: Replica[] = [];
+  for (let index = 1; index <= count; index++) {
+    const name = `r${index}`;
+    const bus =
+      options.redisUrl === undefined
+        ? undefined
+        : redisEventBus({
+            url: options.redisUrl,
+            nodeId: name,
+            ...(options.stream && { stream: options.stream }),
+          });
+    const server = createServer(
+      defineServer({
+        name: 'notes',
+        version: '1.0.0',
+        tools: [
+          defineTool({ name: 'whoami', handler: () => name }),
+          defineTool({
+            name: 'greet',
+            handler: async (_args, ctx) => {
+              const answer = await ctx.elicit(
+                { message: 'Name?', requestedSchema: NAME_SCHEMA },
+                { key: 'name' },
+              );
+              return `Hello ${String(answer.content?.name)}, from ${name}`;
+            },
+          }),
+        ],
+        resources: [
+          defineResource({ name: 'index', uri: 'notes://index', subscribable: true, handler: () => name }),
+        ],
+      }),
+      {
+        handleSignals: false,
+        logStream: { write: () => true },
+        ...(bus && { eventBus: bus }),
+        ...(options.sharedKey !== false && { requestState: { key: SHARED_KEY } }),
+        plugins: [healthPlugin({ checks: bus ? [bus.healthCheck()] : [] })],
+      },
+    );
+    await bus?.ready;
+    const address = await server.listen(httpTransport({ port: 0, sessions: true }));
+    replicas.push({ name, server, url: address.url, port: address.port as number, bus });
+  }
+  return replicas;
+}
+
+export async function stopReplicas(replicas: readonly Replica[]): Promise<void> {
+  await Promise.all(replicas.map((replica) => replica.server.close()));
+  await Promise.all(replicas.map((replica) => replica.bus?.close()));
+}
+
+export interface Watcher {
+  readonly client: Client;
+  /** `uri` of every `notifications/resources/updated` received, in order. */
+  readonly updates: string[];
+  /** Count of `notifications/tools/list_changed` received. */
+  readonly toolsChanged: () => number;
+}
+
+/** An SDK v2 client in 2026-07-28 (`modern`) or 2025 (`legacy`) mode, counting change notifications. */
+export async function watcher(url: string, era: 'modern' | 'legacy'): Promise<Watcher> {
+  const client =
+    era === 'modern'
+      ? new Client({ name: 'watcher', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+      : new Client({ name: 'watcher', version: '1.0.0' });
+  const updates: string[] = [];
+  let tools = 0;
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    updates.push(notification.params.uri);
+  });
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    tools++;
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return { client, updates, toolsChanged: () => tools };
+}
+
+/** Resolves once `check` holds (polled every 10 ms); fails after `ms`, naming `what`. */
+export async function until(check: () => boolean, what: string, ms = 3_000): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited >= ms) throw new Error(`still waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
