@@ -80,6 +80,17 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       env: 'DATA_DIR',
       description: 'Directory of notes.json; a relative path is taken from the working directory',
     },
+    authIssuer: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'AUTH_ISSUER',
+      description:
+        'Issuer URL of the OAuth authorization server whose access tokens are accepted (http for loopback only); with AUTH_RESOURCE turns auth on',
+    },
+    authResource: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'AUTH_RESOURCE',
+      description: 'Canonical URL of this server’s MCP endpoint, as clients reach it (the tokens’ audience)',
+    },
     sessions: {
       schema: z.boolean().default(false),
       env: 'SESSIONS',
@@ -123,7 +134,7 @@ export function readConfig(
     !parsed.ok && parsed.issues.some((issue) => issue.path === 'apiKey' && issue.code === 'required');
   const stderr = options.stderr ?? process.stderr;
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  return loadConfig(spec, {
+  const config = loadConfig(spec, {
     ...options,
     argv,
     env,
@@ -135,6 +146,31 @@ export function readConfig(
       return exit(code);
     },
   });
+  const problem = authProblem(config);
+  if (problem !== undefined) {
+    stderr.write(`${problem}\n`);
+    exit(1);
+  }
+  return config;
+}
+
+/** Auth needs both settings, and plain http only on a loopback address (tokens would travel in clear). */
+export function authProblem(config: Pick<AppConfig, 'authIssuer' | 'authResource'>): string | undefined {
+  const { authIssuer, authResource } = config;
+  if ((authIssuer === undefined) !== (authResource === undefined)) {
+    return 'authIssuer (AUTH_ISSUER) and authResource (AUTH_RESOURCE) go together: set both to turn auth on, or neither';
+  }
+  for (const [field, variable, value] of [
+    ['authIssuer', 'AUTH_ISSUER', authIssuer],
+    ['authResource', 'AUTH_RESOURCE', authResource],
+  ] as const) {
+    if (value === undefined) continue;
+    const url = new URL(value);
+    if (url.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+      return `${field} (${variable}): http is accepted for a loopback address only; use https`;
+    }
+  }
+  return undefined;
 }
 
 /** The data directory as an absolute path (a relative `DATA_DIR` is taken from the working directory). */

@@ -13,6 +13,7 @@ import {
   Tool,
   type ToolContext,
 } from '@pier/core';
+import { authPlugin } from '@pier/plugin-auth';
 import { healthPlugin } from '@pier/plugin-health';
 import { z } from 'zod';
 import type { AppConfig } from './config.js';
@@ -49,8 +50,27 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
     paths: HEALTH_PATHS,
     checks: healthChecks({ store: deps.store, baseUrl: deps.config.baseUrl, timeoutMs: deps.config.timeout }),
   });
-  return createServer(NotesServer, deps, { ...options, plugins: [health, ...(options.plugins ?? [])] });
+  const { authIssuer, authResource } = deps.config;
+  const auth =
+    authIssuer !== undefined && authResource !== undefined
+      ? [
+          authPlugin({
+            resource: authResource,
+            authorizationServers: [authIssuer],
+            scopesSupported: [READ, WRITE],
+            resourceName: 'Pier notes',
+          }),
+        ]
+      : [];
+  return createServer(NotesServer, deps, {
+    ...options,
+    plugins: [health, ...auth, ...(options.plugins ?? [])],
+  });
 }
+
+/** The scopes of the notes (checked only when auth is on: AUTH_ISSUER and AUTH_RESOURCE). */
+const READ = 'notes:read';
+const WRITE = 'notes:write';
 
 /** What `delete_note` asks the user before deleting (a form with one checkbox). */
 export const CONFIRM_DELETE_SCHEMA: Extract<
@@ -79,7 +99,7 @@ class NotesServer {
     this.#store = store;
   }
 
-  @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields })
+  @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields, scopes: [WRITE] })
   async addNote({ title, body, tags }: { title: string; body: string; tags?: string[] | undefined }) {
     const note = await this.#store.add({ title, body, ...(tags !== undefined && { tags }) });
     return { note: summaryOf(note), uri: noteUri(note.id) };
@@ -90,6 +110,7 @@ class NotesServer {
     description: 'List saved notes (titles, tags and URIs), oldest first; optionally only those with a tag',
     input: { tag: z.string().optional().describe('Only notes with exactly this tag') },
     annotations: { readOnlyHint: true },
+    scopes: [READ],
   })
   async listNotes({ tag }: { tag?: string | undefined }) {
     const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
@@ -101,6 +122,7 @@ class NotesServer {
     description: 'Find notes whose title, body or tags contain the text (ignoring case)',
     input: { query: z.string().min(1).describe('Text to look for') },
     annotations: { readOnlyHint: true },
+    scopes: [READ],
   })
   async searchNotes({ query }: { query: string }) {
     return { notes: this.#store.search(query).map((note) => ({ ...summaryOf(note), body: note.body })) };
@@ -111,6 +133,7 @@ class NotesServer {
     description: 'Delete a note by its id, after the user confirms (when the client can ask)',
     input: { id: z.string().min(1).describe('The id returned by add_note or list_notes') },
     annotations: { destructiveHint: true, idempotentHint: true },
+    scopes: [WRITE],
   })
   async deleteNote({ id }: { id: string }, ctx: ToolContext) {
     const note = this.#store.get(id);
@@ -147,6 +170,7 @@ class NotesServer {
     title: 'All notes',
     description: 'Every note: id, title, tags, creation time and its own URI',
     mimeType: 'application/json',
+    scopes: [READ],
   })
   async index() {
     return { notes: this.#store.list().map(summaryOf) };
@@ -158,6 +182,7 @@ class NotesServer {
     title: 'One note',
     description: 'One note as Markdown',
     mimeType: 'text/markdown',
+    scopes: [READ],
     complete: {
       id(this: NotesServer, prefix: string) {
         return completeId(this.#store, prefix);
@@ -179,6 +204,7 @@ class NotesServer {
     name: 'summarize_notes',
     description: 'Ask the model for a summary of the notes, optionally only those with a tag',
     args: { tag: z.string().optional().describe('Only notes with exactly this tag') },
+    scopes: [READ],
   })
   async summarize({ tag }: { tag?: string | undefined }) {
     const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
