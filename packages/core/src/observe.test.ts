@@ -48,7 +48,14 @@ function observed(observers: McpObserver[]) {
           },
         }),
       ],
-      plugins: [{ name: 'observer', setup: (ctx) => observers.forEach((o) => ctx.observe(o)) }],
+      plugins: [
+        {
+          name: 'observer',
+          setup: (ctx) => {
+            for (const observer of observers) ctx.observe(observer);
+          },
+        },
+      ],
     }),
     quiet,
   );
