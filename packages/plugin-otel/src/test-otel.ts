@@ -20,6 +20,7 @@ import {
 import {
   createServer,
   definePrompt,
+  defineResource,
   defineServer,
   defineTool,
   type PierPlugin,
@@ -122,11 +123,10 @@ export const tools = [
     input: { text: z.string() },
     handler: ({ text }) => {
       const active = trace.getSpanContext(context.active());
+      const tenant = propagation.getActiveBaggage()?.getEntry('tenant')?.value;
       seenInHandler.push({
         ...(active !== undefined && { traceId: active.traceId, spanId: active.spanId }),
-        ...(propagation.getActiveBaggage()?.getEntry('tenant') !== undefined && {
-          baggage: propagation.getActiveBaggage()?.getEntry('tenant')?.value,
-        }),
+        ...(tenant !== undefined && { baggage: tenant }),
       });
       return text;
     },
@@ -150,6 +150,8 @@ export const tools = [
   }),
 ];
 
+export const resources = [defineResource({ name: 'status', uri: 'app://status', handler: () => 'ok' })];
+
 export const prompts = [
   definePrompt({ name: 'greet', args: { who: z.string() }, handler: ({ who }) => `Hello ${who}` }),
 ];
@@ -164,11 +166,14 @@ export async function closeAll(): Promise<void> {
 
 /** A Pier server with `plugins`, listening over streamable HTTP on 127.0.0.1, port 0. */
 export async function listen(plugins: PierPlugin[], sessions = false): Promise<string> {
-  const server = createServer(defineServer({ name: 'otel-it', version: '1.0.0', tools, prompts }), {
-    handleSignals: false,
-    logStream: { write: () => true },
-    plugins,
-  });
+  const server = createServer(
+    defineServer({ name: 'otel-it', version: '1.0.0', tools, prompts, resources }),
+    {
+      handleSignals: false,
+      logStream: { write: () => true },
+      plugins,
+    },
+  );
   servers.push(server);
   const { url } = await server.listen(httpTransport({ port: 0, sessions }));
   return url;
