@@ -89,6 +89,8 @@ export function createObserver(
       protocolVersionOf(headers?.get('mcp-protocol-version')) ??
       (session === undefined ? undefined : negotiated.get(session));
     if (version === undefined) return undefined;
+    // A 2026-07-28 connection has no initialize: its requests tell the version.
+    if (session !== undefined && !negotiated.has(session)) negotiated.set(session, version);
     versions.learn(version);
     return versions.of(version);
   };
