@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
-import { SERVERS, type ServerSpec } from './harness/servers.js';
+import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
 import { median, pairedRatios, spread } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
@@ -33,8 +33,11 @@ try {
   for (const { server } of scenarios) {
     if (running.has(server)) continue;
     const [id, dir] = server.split('@');
-    const base = SERVERS.find((s) => s.id === id);
-    if (!base) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
+    const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
+    if (!base)
+      throw new Error(
+        `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
+      );
     const spec: ServerSpec =
       dir === undefined ? base : { ...base, env: { ...base.env, PIER_TRANSPORT_HTTP_DIST: resolve(dir) } };
     const execArgv = dir === undefined ? [] : ['--import', REDIRECT];

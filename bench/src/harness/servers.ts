@@ -9,7 +9,15 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SERVERS_DIR = join(here, '..', 'servers');
 export const PEERS_DIR = join(here, '..', '..', 'peers');
 
-export type ServerId = 'raw' | 'sdk-v2' | 'sdk-v1' | 'pier' | 'pier-sessions' | 'fastmcp';
+export type ServerId =
+  | 'raw'
+  | 'sdk-v2'
+  | 'sdk-v1'
+  | 'pier'
+  | 'pier-sessions'
+  | 'fastmcp'
+  | 'pier-otel'
+  | 'pier-otel-sdk';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -99,6 +107,24 @@ export const SERVERS: readonly ServerSpec[] = [
     countsChecks: false,
   },
 ];
+
+/**
+ * Variants measured by `pnpm ab` and `pnpm profile` only (not in the full run): Pier with
+ * `@pier/plugin-otel`, without an OpenTelemetry SDK (`pier-otel`: the API's no-ops) and with the SDK
+ * registered and exporting nowhere (`pier-otel-sdk`: every span and measurement recorded, then dropped).
+ */
+export const PLUGIN_VARIANTS: readonly ServerSpec[] = (['pier-otel', 'pier-otel-sdk'] as const).map((id) => ({
+  id,
+  label: id === 'pier-otel' ? 'Pier + otelPlugin(), no SDK' : 'Pier + otelPlugin(), SDK with no-op exporters',
+  program: join(SERVERS_DIR, 'pier.js'),
+  env: { BENCH_OTEL: id === 'pier-otel' ? 'api' : 'sdk' },
+  eras: ['modern', 'legacy'],
+  sessionful: false,
+  live: '/health/live',
+  ready: '/health/ready',
+  healthLoad: false,
+  countsChecks: true,
+}));
 
 /** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
 export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [
