@@ -80,6 +80,17 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       env: 'DATA_DIR',
       description: 'Directory of notes.json; a relative path is taken from the working directory',
     },
+    metrics: {
+      schema: z.boolean().default(false),
+      env: 'METRICS',
+      description: 'Serve /metrics in Prometheus text format (streamable-http)',
+    },
+    otlpEndpoint: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      arg: false,
+      description: 'Push traces and metrics over OTLP/HTTP to this collector (e.g. http://localhost:4318)',
+    },
     drainDelayMs: {
       schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
       env: 'DRAIN_DELAY_MS',
