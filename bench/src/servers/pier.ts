@@ -2,7 +2,8 @@
 // non-critical check, streamable HTTP. `BENCH_SESSIONS=1` selects the sessionful legacy mode.
 // The checks count their calls (reported over the bench control channel) for the stampede test.
 // `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
-// (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything.
+// (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
+// `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, MCPServer, Tool } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
@@ -38,12 +39,12 @@ const health = healthPlugin({
 });
 
 const otel = process.env.BENCH_OTEL;
-if (otel === 'sdk') await (await import('./otel-sdk.js')).registerNoopSdk();
+if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
 
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: otel === undefined ? [health] : [health, otelPlugin()],
+  plugins: otel === undefined || otel === 'sdk-only' ? [health] : [health, otelPlugin()],
 })
 class BenchServer {
   @Tool({ description: 'Echoes its text', input: { text: z.string() } })
