@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
-import { SERVERS, type ServerSpec } from './harness/servers.js';
+import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
 import { median, pairedRatios, spread } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
@@ -36,8 +36,11 @@ try {
     if (running.has(server)) continue;
     const [named, program] = server.split('=');
     const [id, dir] = (named ?? '').split('@');
-    const base = SERVERS.find((s) => s.id === id);
-    if (!base) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
+    const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
+    if (!base)
+      throw new Error(
+        `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
+      );
     const withProgram = program === undefined ? base : { ...base, program: resolve(program) };
     const spec: ServerSpec =
       dir === undefined

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
-import { SERVERS } from './harness/servers.js';
+import { PLUGIN_VARIANTS, SERVERS } from './harness/servers.js';
 import { median } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
@@ -32,8 +32,11 @@ if (id === 'startup') {
   console.log(importCosts());
   process.exit(0);
 }
-const spec = SERVERS.find((s) => s.id === id);
-if (!spec) throw new Error(`unknown server ${id}; one of ${SERVERS.map((s) => s.id).join(', ')}`);
+const spec = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
+if (!spec)
+  throw new Error(
+    `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
+  );
 const scenario: Scenario | undefined =
   what === 'boot' ? undefined : what.startsWith('/') ? { get: what } : { era: what as Era };
 

@@ -97,6 +97,17 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       description:
         'Give 2025-era clients sessions over HTTP (needed for them to be asked, e.g. to confirm a delete)',
     },
+    metrics: {
+      schema: z.boolean().default(false),
+      env: 'METRICS',
+      description: 'Serve /metrics in Prometheus text format (streamable-http)',
+    },
+    otlpEndpoint: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      arg: false,
+      description: 'Push traces and metrics over OTLP/HTTP to this collector (e.g. http://localhost:4318)',
+    },
     drainDelayMs: {
       schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
       env: 'DRAIN_DELAY_MS',

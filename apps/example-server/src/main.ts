@@ -6,6 +6,7 @@ import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
 import { NotesStore } from './notes-store.js';
 import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
+import { startOtlp, telemetryPlugin } from './telemetry.js';
 
 // Problems (a missing API key…) are printed on stderr, with exit code 1, before anything else happens.
 const config = readConfig();
@@ -17,10 +18,17 @@ try {
   fail(`cannot open the notes in ${dataDirOf(config)}: ${messageOf(error)}`);
 }
 
+// OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK is registered before the server is built.
+const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(config.otlpEndpoint);
+
 const server = createNotesServer(
   { config, store },
   // DEBUG=true wins over LOG_LEVEL.
-  { logLevel: config.debug ? 'debug' : config.logLevel, closeHookTimeoutMs: FLUSH_TIMEOUT_MS },
+  {
+    logLevel: config.debug ? 'debug' : config.logLevel,
+    closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
+    plugins: [telemetryPlugin(config)],
+  },
 );
 // configReport masks every secret: this line never holds the raw API key or database URL.
 server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
@@ -31,6 +39,8 @@ server.onClose(async () => {
   await store.flush();
   server.logger.info('notes flushed');
 });
+// Sends the spans and metrics still buffered.
+if (otlp !== undefined) server.onClose(() => otlp.shutdown());
 
 try {
   if (config.transport === 'stdio') {

@@ -9,7 +9,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SERVERS_DIR = join(here, '..', 'servers');
 export const PEERS_DIR = join(here, '..', '..', 'peers');
 
-export type ServerId = 'raw' | 'sdk-v2' | 'sdk-v1' | 'pier' | 'pier-sessions' | 'fastmcp';
+export type ServerId =
+  | 'raw'
+  | 'sdk-v2'
+  | 'sdk-v1'
+  | 'pier'
+  | 'pier-sessions'
+  | 'fastmcp'
+  | 'pier-otel'
+  | 'pier-otel-sdk'
+  | 'pier-sdk';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -99,6 +108,33 @@ export const SERVERS: readonly ServerSpec[] = [
     countsChecks: false,
   },
 ];
+
+/**
+ * Variants measured by `pnpm ab` and `pnpm profile` only (not in the full run): Pier with
+ * `@pier/plugin-otel`, without an OpenTelemetry SDK (`pier-otel`: the API's no-ops) and with the SDK
+ * registered and exporting nowhere (`pier-otel-sdk`: every span and measurement recorded, then dropped);
+ * and the SDK registered without the plugin (`pier-sdk`: what registering the SDK costs by itself, its
+ * AsyncLocalStorage context manager above all).
+ */
+const OTEL_VARIANTS = {
+  'pier-otel': ['api', 'Pier + otelPlugin(), no SDK'],
+  'pier-otel-sdk': ['sdk', 'Pier + otelPlugin(), SDK with no-op exporters'],
+  'pier-sdk': ['sdk-only', 'Pier, SDK with no-op exporters registered, no plugin'],
+} as const;
+export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
+  ([id, [mode, label]]) => ({
+    id: id as ServerId,
+    label,
+    program: join(SERVERS_DIR, 'pier.js'),
+    env: { BENCH_OTEL: mode },
+    eras: ['modern', 'legacy'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: true,
+  }),
+);
 
 /** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
 export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [

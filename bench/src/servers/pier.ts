@@ -1,9 +1,13 @@
 // Pier as a user writes it: a decorated class, the health plugin with one critical and one
 // non-critical check, streamable HTTP. `BENCH_SESSIONS=1` selects the sessionful legacy mode.
 // The checks count their calls (reported over the bench control channel) for the stampede test.
+// `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
+// (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
+// `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, MCPServer, Tool } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
+import { otelPlugin } from '@pier/plugin-otel';
 import { z } from 'zod';
 import { benchPort, serveControl } from './common.js';
 
@@ -34,7 +38,14 @@ const health = healthPlugin({
   ],
 });
 
-@MCPServer({ name: 'bench-pier', version: '1.0.0', plugins: [health] })
+const otel = process.env.BENCH_OTEL;
+if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
+
+@MCPServer({
+  name: 'bench-pier',
+  version: '1.0.0',
+  plugins: otel === undefined || otel === 'sdk-only' ? [health] : [health, otelPlugin()],
+})
 class BenchServer {
   @Tool({ description: 'Echoes its text', input: { text: z.string() } })
   echo({ text }: { text: string }): string {

@@ -91,6 +91,33 @@ export interface McpObserver {
   ): ((outcome: ObservedOutcome) => void) | undefined;
   /** A notification arrived (`notifications/initialized`, `notifications/cancelled`…). */
   onNotification?(notification: ObservedNotification): void;
+  /**
+   * A connection-long SDK server received its first message: a stdio connection or a 2025 HTTP session
+   * (stateless HTTP has none). The function you return, if any, is called once when it closes.
+   */
+  onSession?(session: ObservedSession): (() => void) | undefined;
+  /**
+   * The server sent the client a request (`sampling/createMessage`, `elicitation/create`, `roots/list`),
+   * called in the async context of the handler that asked. The function you return, if any, is called
+   * once with the client's answer, or with a -32000 error if the connection closed first.
+   */
+  onClientRequest?(request: ObservedClientRequest): ((outcome: ObservedOutcome) => void) | undefined;
+}
+
+/** A stdio connection or a 2025 HTTP session, as observers see it; the same object for each of its messages. */
+export interface ObservedSession {
+  readonly era: 'modern' | 'legacy' | undefined;
+  /** The 2025 HTTP session id (`Mcp-Session-Id`); none on stdio. */
+  readonly sessionId: string | undefined;
+}
+
+/** A request the server sent to the client. `params` may hold what the user typed: do not record them blindly. */
+export interface ObservedClientRequest {
+  readonly method: string;
+  readonly id: string | number;
+  readonly params: Readonly<Record<string, unknown>> | undefined;
+  readonly era: 'modern' | 'legacy' | undefined;
+  readonly session: ObservedSession | undefined;
 }
 
 /** A request as an observer sees it. `params` are the client's, untouched: do not record them blindly. */
@@ -106,6 +133,8 @@ export interface ObservedRequest {
   readonly headers: Headers | undefined;
   /** Who is calling, when an authenticator ran. */
   readonly authInfo: AuthInfo | undefined;
+  /** The connection or 2025 session it belongs to; none on stateless HTTP. */
+  readonly session: ObservedSession | undefined;
 }
 
 /** A notification as an observer sees it. */
@@ -113,6 +142,9 @@ export interface ObservedNotification {
   readonly method: string;
   readonly params: Readonly<Record<string, unknown>> | undefined;
   readonly era: 'modern' | 'legacy' | undefined;
+  /** HTTP request headers, over HTTP. */
+  readonly headers: Headers | undefined;
+  readonly session: ObservedSession | undefined;
 }
 
 /** How a request ended: its result, or its JSON-RPC error. */

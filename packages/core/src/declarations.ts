@@ -174,12 +174,14 @@ export class Declarations {
   addObserver(observer: unknown, source: string): void {
     const where = `${source}: observe`;
     if (typeof observer !== 'object' || observer === null) {
-      fail(where, 'observer', 'an object { onRequest?, onNotification? }', observer, 'PLUGIN_INVALID');
+      fail(where, 'observer', 'an object { onRequest?, onNotification?, … }', observer, 'PLUGIN_INVALID');
     }
-    const { onRequest, onNotification } = observer as Partial<McpObserver>;
+    const { onRequest, onNotification, onSession, onClientRequest } = observer as Partial<McpObserver>;
     for (const [field, value] of [
       ['onRequest', onRequest],
       ['onNotification', onNotification],
+      ['onSession', onSession],
+      ['onClientRequest', onClientRequest],
     ] as const) {
       if (value !== undefined && typeof value !== 'function')
         fail(where, field, 'a function', value, 'PLUGIN_INVALID');

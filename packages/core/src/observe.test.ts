@@ -1,8 +1,11 @@
 // PluginContext.observe: every request and notification, how each ended, and the observer's async context
 // around the handler — on both eras, with a throwing observer breaking nothing.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpObserver, ObservedOutcome, ObservedRequest } from './contract.js';
+import type { McpObserver, ObservedOutcome, ObservedRequest, ObservedSession } from './contract.js';
 import { defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
 import { connect, ERAS, quiet } from './test-helpers.js';
@@ -26,6 +29,16 @@ function observed(observers: McpObserver[]) {
           handler: () => {
             seenInHandler.push(span.getStore());
             return 'ok';
+          },
+        }),
+        defineTool({
+          name: 'ask',
+          handler: async (_args, ctx) => {
+            const answer = await ctx.elicit({
+              message: 'Who?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            });
+            return answer.action;
           },
         }),
         defineTool({
@@ -88,4 +101,61 @@ it('a server without observers is not wrapped', () => {
   const server = observed([]);
   const mcp = server.createMcpServer();
   expect(Object.hasOwn(mcp, 'connect')).toBe(false);
+});
+
+describe('observe(): sessions and the requests a server sends its client', () => {
+  it('sees a stdio-like connection open and close once, and an elicitation asked from inside the handler’s context', async () => {
+    const sessions: ObservedSession[] = [];
+    const ended: ObservedSession[] = [];
+    const asked: {
+      method: string;
+      context: string | undefined;
+      session: unknown;
+      outcome?: ObservedOutcome;
+    }[] = [];
+    const server = observed([
+      {
+        onRequest(request, dispatch) {
+          span.run(`span:${request.method}`, dispatch);
+          return undefined;
+        },
+        onSession(session) {
+          sessions.push(session);
+          return () => ended.push(session);
+        },
+        onClientRequest(request) {
+          const seen: (typeof asked)[number] = {
+            method: request.method,
+            context: span.getStore(),
+            session: request.session,
+          };
+          asked.push(seen);
+          return (outcome) => {
+            seen.outcome = outcome;
+          };
+        },
+      },
+    ]);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const handle = serveStdio(() => server.createMcpServer(), { transport: serverSide });
+    const client = new Client({ name: 'asked', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    await client.connect(clientSide);
+    const answer = await client.callTool({ name: 'ask', arguments: {} });
+    expect(answer).toMatchObject({ content: [{ type: 'text', text: 'decline' }] });
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ era: undefined, sessionId: undefined });
+    expect(asked).toEqual([
+      {
+        method: 'elicitation/create',
+        context: 'span:tools/call',
+        session: sessions[0],
+        outcome: { result: { action: 'decline' } },
+      },
+    ]);
+    expect(ended).toEqual([]);
+    await client.close();
+    await handle.close();
+    expect(ended).toEqual(sessions);
+  });
 });

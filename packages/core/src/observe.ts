@@ -1,55 +1,134 @@
-// Request observers (PluginContext.observe): every message an SDK server receives, and how each request
-// ended, seen at the transport boundary — so tracing and metrics cover every method and both eras without
-// core knowing about either. Servers built without observers are not wrapped at all.
+// Request observers (PluginContext.observe): every message an SDK server receives, how each request
+// ended, the requests it sends the client, and the connection-long sessions — seen at the transport
+// boundary, so tracing and metrics cover every method and both eras without core knowing about either.
+// Servers built without observers are not wrapped at all.
 import type { JSONRPCMessage, McpServer, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
-import type { McpObserver, ObservedOutcome, ObservedRequest } from './contract.js';
+import type {
+  McpObserver,
+  ObservedClientRequest,
+  ObservedOutcome,
+  ObservedRequest,
+  ObservedSession,
+} from './contract.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
+import type { SdkServerOptions } from './transport-contract.js';
+
+type Finish = (outcome: ObservedOutcome) => void;
+
+/** What an answer owed when the connection closed is reported as (the SDK's `ConnectionClosed`). */
+const CLOSED: ObservedOutcome = { error: { code: -32000, message: 'Connection closed' } };
 
 /** Makes `server` report to `observers` whatever transport it is connected to. */
 export function observeServer(
   server: McpServer,
   observers: readonly McpObserver[],
-  era: 'modern' | 'legacy' | undefined,
+  options: SdkServerOptions,
   logger: Logger,
 ): void {
   const connect = server.connect.bind(server);
-  server.connect = (transport: Transport) => connect(observedTransport(transport, observers, era, logger));
+  server.connect = (transport: Transport) =>
+    connect(observedTransport(transport, observers, options, logger));
 }
 
 function observedTransport(
   inner: Transport,
   observers: readonly McpObserver[],
-  era: 'modern' | 'legacy' | undefined,
+  { era, lifetime }: SdkServerOptions,
   logger: Logger,
 ): Transport {
   /** Requests received and not answered yet: what to tell when the answer goes out. */
-  const open = new Map<string | number, ((outcome: ObservedOutcome) => void)[]>();
-  const settle = (message: JSONRPCMessage) => {
-    if ('method' in message || !('id' in message)) return;
+  const open = new Map<string | number, Finish[]>();
+  /** Requests sent to the client and not answered yet. */
+  const asked = new Map<string | number, Finish[]>();
+  // A stdio connection or a 2025 session; a stateless HTTP server lives for one request and is none.
+  const session: ObservedSession | undefined =
+    lifetime === 'request'
+      ? undefined
+      : {
+          era,
+          get sessionId() {
+            return inner.sessionId;
+          },
+        };
+  let sessionEnds: (() => void)[] | undefined;
+  const startSession = () => {
+    if (session === undefined || sessionEnds !== undefined) return;
+    sessionEnds = [];
+    for (const observer of observers) {
+      safely(logger, () => {
+        const end = observer.onSession?.(session);
+        if (typeof end === 'function') sessionEnds?.push(end);
+      });
+    }
+  };
+  let closed = false;
+  const closing = () => {
+    if (closed) return;
+    closed = true;
+    for (const pending of [open, asked]) {
+      for (const finishes of pending.values()) {
+        for (const finish of finishes) safely(logger, () => finish(CLOSED));
+      }
+      pending.clear();
+    }
+    for (const end of sessionEnds ?? []) safely(logger, end);
+  };
+  const settle = (pending: Map<string | number, Finish[]>, message: JSONRPCMessage) => {
+    if ('method' in message || !('id' in message)) return false;
     const id = message.id;
-    if (id === undefined || id === null) return;
-    const finishes = open.get(id);
-    if (finishes === undefined) return;
-    open.delete(id);
+    if (id === undefined || id === null) return false;
+    const finishes = pending.get(id);
+    if (finishes === undefined) return false;
+    pending.delete(id);
     const outcome: ObservedOutcome =
       'error' in message ? { error: message.error } : { result: (message as { result: unknown }).result };
     for (const finish of finishes) safely(logger, () => finish(outcome));
+    return true;
+  };
+  const sending = (message: JSONRPCMessage) => {
+    if (!('method' in message)) {
+      settle(open, message);
+      return;
+    }
+    if (!('id' in message) || message.id === undefined) return;
+    const request: ObservedClientRequest = {
+      method: message.method,
+      id: message.id,
+      params: message.params,
+      era,
+      session,
+    };
+    const finishes: Finish[] = [];
+    for (const observer of observers) {
+      safely(logger, () => {
+        const finish = observer.onClientRequest?.(request);
+        if (typeof finish === 'function') finishes.push(finish);
+      });
+    }
+    if (finishes.length > 0) asked.set(message.id, finishes);
   };
   const receive = (
     deliver: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void,
     message: JSONRPCMessage,
     extra: MessageExtraInfo | undefined,
   ) => {
+    startSession();
     if (!('method' in message)) {
+      settle(asked, message);
       deliver(message, extra);
       return;
     }
     if (!('id' in message)) {
+      const notification = {
+        method: message.method,
+        params: message.params,
+        era,
+        headers: extra?.request?.headers,
+        session,
+      };
       for (const observer of observers) {
-        safely(logger, () =>
-          observer.onNotification?.({ method: message.method, params: message.params, era }),
-        );
+        safely(logger, () => observer.onNotification?.(notification));
       }
       deliver(message, extra);
       return;
@@ -62,8 +141,9 @@ function observedTransport(
       sessionId: inner.sessionId,
       headers: extra?.request?.headers,
       authInfo: extra?.authInfo,
+      session,
     };
-    const finishes: ((outcome: ObservedOutcome) => void)[] = [];
+    const finishes: Finish[] = [];
     open.set(message.id, finishes);
     // Each observer wraps the next one's dispatch, so a tracer's context surrounds the handler.
     let dispatch = () => deliver(message, extra);
@@ -94,12 +174,20 @@ function observedTransport(
         target.onmessage = (message, extra) => receive(deliver, message, extra);
         return true;
       }
+      if (key === 'onclose' && typeof value === 'function') {
+        const onclose = value as () => void;
+        target.onclose = () => {
+          closing();
+          onclose();
+        };
+        return true;
+      }
       return Reflect.set(target, key, value);
     },
     get(target, key) {
       if (key === 'send') {
         return (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
-          settle(message);
+          sending(message);
           return target.send(message, options);
         };
       }

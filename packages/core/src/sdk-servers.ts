@@ -118,7 +118,7 @@ export class SdkServerBuilder {
     const context = { era: options.era };
     for (const extension of declarations.extensions) extension.setup?.(server, context);
     if (declarations.observers.length > 0) {
-      observeServer(server, declarations.observers, options.era, this.#options.logger);
+      observeServer(server, declarations.observers, options, this.#options.logger);
     }
     return server;
   }

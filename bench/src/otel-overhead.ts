@@ -1,0 +1,87 @@
+// `pnpm otel-overhead [calls]`: what @pier/plugin-otel adds to one tools/call, measured on the observer
+// itself (its onRequest, the dispatch it wraps, the outcome callback), in a fresh process per setup —
+// `api` (no OpenTelemetry SDK: the API's no-ops) and `sdk` (SDK registered, exporters dropping everything,
+// see servers/otel-sdk.ts). CPU time of the loop divided by the calls. Compared with Pier's server CPU per
+// tools/call from RESULTS.md, this is the added share; unlike a load test it does not depend on what else
+// the shared machine runs.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { McpObserver, ObservedRequest, PluginContext } from '@pier/core';
+import { otelPlugin } from '@pier/plugin-otel';
+
+const [mode, callsArg] = process.argv.slice(2);
+
+if (mode === 'none' || mode === 'api' || mode === 'sdk') {
+  if (mode === 'sdk') await (await import('./servers/otel-sdk.js')).registerNoopSdk();
+  const calls = Number(callsArg ?? 200_000);
+  let observer: McpObserver | undefined =
+    mode === 'none'
+      ? {
+          onRequest: (_request, dispatch) => {
+            dispatch();
+            return () => {};
+          },
+        }
+      : undefined;
+  (mode === 'none' ? { setup: () => {} } : otelPlugin()).setup({
+    observe: (o: McpObserver) => {
+      observer = o;
+    },
+  } as unknown as PluginContext);
+  if (observer?.onRequest === undefined) throw new Error('otelPlugin() registered no observer');
+  const onRequest = observer.onRequest.bind(observer);
+  const headers = new Headers({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+  });
+  const result = { content: [{ type: 'text', text: 'hello' }] };
+  const run = (n: number, withTrace: boolean) => {
+    for (let i = 0; i < n; i++) {
+      const request: ObservedRequest = {
+        method: 'tools/call',
+        id: i,
+        params: {
+          name: 'echo',
+          arguments: { text: 'hello' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            ...(withTrace && { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }),
+          },
+        },
+        era: 'modern',
+        sessionId: undefined,
+        headers,
+        authInfo: undefined,
+        session: undefined,
+      };
+      const finish = onRequest(request, () => {});
+      finish?.({ result });
+    }
+  };
+  const figures: Record<string, number> = {};
+  for (const withTrace of [false, true]) {
+    run(Math.min(calls, 20_000), withTrace); // warm-up: JIT, vocabularies
+    const before = process.cpuUsage();
+    run(calls, withTrace);
+    const used = process.cpuUsage(before);
+    figures[withTrace ? 'traceparent in _meta' : 'no traceparent'] = (used.user + used.system) / calls;
+  }
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+  process.exit(0);
+}
+
+const calls = Number(mode ?? 200_000);
+const LABELS: Record<string, string> = {
+  none: 'an empty observer (the loop itself)',
+  api: 'otelPlugin(), no SDK',
+  sdk: 'otelPlugin(), SDK with no-op exporters',
+};
+const self = fileURLToPath(import.meta.url);
+for (const setup of ['none', 'api', 'sdk']) {
+  const out = execFileSync(process.execPath, [self, setup, String(calls)], { encoding: 'utf8' });
+  const figures = JSON.parse(out) as Record<string, number>;
+  for (const [shape, us] of Object.entries(figures)) {
+    console.log(`${LABELS[setup]}, ${shape}: ${us.toFixed(2)} µs per tools/call`);
+  }
+}

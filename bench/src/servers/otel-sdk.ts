@@ -1,0 +1,39 @@
+// The OpenTelemetry SDK as an application registers it, exporting nowhere: what `pier-otel-sdk` measures is
+// the cost of recording (spans built and ended through a batch processor, histograms aggregated), not of
+// shipping them.
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  CompositePropagator,
+  type ExportResult,
+  ExportResultCode,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+
+const done = (callback: (result: ExportResult) => void) => callback({ code: ExportResultCode.SUCCESS });
+
+export async function registerNoopSdk(): Promise<void> {
+  const spans: SpanExporter = { export: (_spans, callback) => done(callback), shutdown: async () => {} };
+  const measurements: PushMetricExporter = {
+    export: (_metrics, callback) => done(callback),
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
+  metrics.setGlobalMeterProvider(
+    new MeterProvider({
+      readers: [new PeriodicExportingMetricReader({ exporter: measurements, exportIntervalMillis: 5_000 })],
+    }),
+  );
+}

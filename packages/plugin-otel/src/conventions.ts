@@ -1,0 +1,90 @@
+// Names from OpenTelemetry's semantic conventions for MCP (open-telemetry/semantic-conventions-genai,
+// docs/gen-ai/mcp.md, status Development), written out here rather than imported: the runtime depends on
+// @opentelemetry/api only, and these keys are the contract users query by.
+
+export const ATTR = {
+  mcpMethodName: 'mcp.method.name',
+  mcpSessionId: 'mcp.session.id',
+  mcpProtocolVersion: 'mcp.protocol.version',
+  mcpResourceUri: 'mcp.resource.uri',
+  jsonrpcRequestId: 'jsonrpc.request.id',
+  genAiToolName: 'gen_ai.tool.name',
+  genAiPromptName: 'gen_ai.prompt.name',
+  genAiOperationName: 'gen_ai.operation.name',
+  genAiToolCallArguments: 'gen_ai.tool.call.arguments',
+  errorType: 'error.type',
+  rpcResponseStatusCode: 'rpc.response.status_code',
+  networkTransport: 'network.transport',
+  networkProtocolName: 'network.protocol.name',
+  /** Pier's own: the questions a 2026-07-28 `input_required` answer asks (their methods). */
+  pierInputRequired: 'pier.mcp.input_required.methods',
+} as const;
+
+/** Bucket boundaries (seconds) the conventions advise for both duration histograms. */
+export const DURATION_BUCKETS: readonly number[] = [
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+];
+
+export const METRIC = {
+  operationDuration: {
+    name: 'mcp.server.operation.duration',
+    unit: 's',
+    description:
+      'MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.',
+  },
+  sessionDuration: {
+    name: 'mcp.server.session.duration',
+    unit: 's',
+    description: 'The duration of the MCP session as observed on the MCP server.',
+  },
+  activeSessions: {
+    name: 'pier.server.active_sessions',
+    unit: '{session}',
+    description: 'Open MCP sessions: stdio connections and 2025 HTTP sessions.',
+  },
+  activeRequests: {
+    name: 'pier.server.active_requests',
+    unit: '{request}',
+    description: 'MCP requests received and not answered yet.',
+  },
+} as const;
+
+/** The value low-cardinality attributes fall back to (the conventions' well-known fallback). */
+export const OTHER = '_OTHER';
+
+/** `error.type` of a tool call that succeeded at the JSON-RPC level with `isError: true`. */
+export const TOOL_ERROR = 'tool_error';
+
+/** The methods the conventions list, plus the 2026-07-28 ones: always allowed as attribute values. */
+export const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'completion/complete',
+  'elicitation/create',
+  'initialize',
+  'logging/setLevel',
+  'notifications/cancelled',
+  'notifications/initialized',
+  'notifications/message',
+  'notifications/progress',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/roots/list_changed',
+  'notifications/tools/list_changed',
+  'ping',
+  'prompts/get',
+  'prompts/list',
+  'resources/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/templates/list',
+  'resources/unsubscribe',
+  'roots/list',
+  'sampling/createMessage',
+  'tools/call',
+  'tools/list',
+  'server/discover',
+  'subscriptions/listen',
+]);
+
+/** The `_meta` key a 2026-07-28 request carries its protocol version in. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';

@@ -1,0 +1,131 @@
+// otelPlugin() options: what a user may set, and their validation (at the call, not on the first request).
+import type { IncomingMessage } from 'node:http';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+
+/** Options of {@link otelPlugin}. Everything is optional: `otelPlugin()` traces and measures with the global providers. */
+export interface OtelPluginOptions {
+  /** Where spans go. Default: the global tracer provider (`trace.getTracerProvider()`), resolved per span. */
+  readonly tracerProvider?: TracerProvider;
+  /** Where metrics go. Default: the global meter provider (`metrics.getMeterProvider()`), resolved at setup. */
+  readonly meterProvider?: MeterProvider;
+  /** `false` turns spans off (metrics stay). Default `true`. */
+  readonly traces?: boolean;
+  /** `false` turns the OpenTelemetry metrics off (the `/metrics` route still counts if enabled). Default `true`. */
+  readonly metrics?: boolean;
+  /**
+   * Tools whose arguments are recorded on their span as `gen_ai.tool.call.arguments` (a JSON string): per
+   * tool, the argument names to record. Nothing is recorded for a tool not listed, nor for an argument not
+   * named. Never list a secret.
+   */
+  readonly recordArguments?: Readonly<Record<string, readonly string[]>>;
+  /** Adds `mcp.resource.uri` to the duration metric (opt-in: a URI per series can be unbounded). Default `false`. */
+  readonly resourceUriInMetrics?: boolean;
+  /** Serves the plugin's metrics in Prometheus text format over HTTP. Off by default. */
+  readonly prometheus?: boolean | PrometheusRouteOptions;
+}
+
+/** The optional `/metrics` route. */
+export interface PrometheusRouteOptions {
+  /** Default `/metrics`. */
+  readonly path?: string;
+  /**
+   * Decides whether a scrape may read the metrics (a bearer token, a network check…). Refused scrapes get
+   * 401 (or the status you return). Default: every scrape is served.
+   */
+  readonly authorize?: (req: IncomingMessage) => boolean | number | Promise<boolean | number>;
+}
+
+/** Codes of {@link OtelPluginError}. */
+export type OtelPluginErrorCode = 'OTEL_OPTIONS_INVALID';
+
+/** The error `otelPlugin()` throws for options it cannot use; branch on `code`. */
+export class OtelPluginError extends Error {
+  readonly code: OtelPluginErrorCode;
+  constructor(code: OtelPluginErrorCode, message: string) {
+    super(message);
+    this.name = 'OtelPluginError';
+    this.code = code;
+  }
+}
+
+export interface NormalizedOptions {
+  readonly tracerProvider: TracerProvider | undefined;
+  readonly meterProvider: MeterProvider | undefined;
+  readonly traces: boolean;
+  readonly metrics: boolean;
+  readonly recordArguments: ReadonlyMap<string, readonly string[]>;
+  readonly resourceUriInMetrics: boolean;
+  readonly prometheus:
+    | { readonly path: string; readonly authorize: PrometheusRouteOptions['authorize'] }
+    | undefined;
+}
+
+export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOptions {
+  const problems: string[] = [];
+  if (typeof options !== 'object' || options === null) {
+    throw new OtelPluginError('OTEL_OPTIONS_INVALID', 'otelPlugin: options must be an object');
+  }
+  const {
+    tracerProvider,
+    meterProvider,
+    traces,
+    metrics,
+    recordArguments,
+    resourceUriInMetrics,
+    prometheus,
+  } = options;
+  if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
+    problems.push('tracerProvider must have getTracer()');
+  }
+  if (meterProvider !== undefined && typeof meterProvider?.getMeter !== 'function') {
+    problems.push('meterProvider must have getMeter()');
+  }
+  for (const [name, value] of [
+    ['traces', traces],
+    ['metrics', metrics],
+    ['resourceUriInMetrics', resourceUriInMetrics],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') problems.push(`${name} must be a boolean`);
+  }
+  const recorded = new Map<string, readonly string[]>();
+  if (recordArguments !== undefined) {
+    if (typeof recordArguments !== 'object' || recordArguments === null) {
+      problems.push('recordArguments must be an object { toolName: [argumentName, …] }');
+    } else {
+      for (const [tool, names] of Object.entries(recordArguments)) {
+        if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) {
+          problems.push(`recordArguments["${tool}"] must be a list of argument names`);
+        } else {
+          recorded.set(tool, [...names]);
+        }
+      }
+    }
+  }
+  let route: NormalizedOptions['prometheus'];
+  if (prometheus === true) route = { path: '/metrics', authorize: undefined };
+  else if (prometheus !== undefined && prometheus !== false) {
+    if (typeof prometheus !== 'object' || prometheus === null) {
+      problems.push('prometheus must be a boolean or { path?, authorize? }');
+    } else {
+      const path = prometheus.path ?? '/metrics';
+      if (typeof path !== 'string' || !path.startsWith('/'))
+        problems.push('prometheus.path must start with "/"');
+      if (prometheus.authorize !== undefined && typeof prometheus.authorize !== 'function') {
+        problems.push('prometheus.authorize must be a function');
+      }
+      route = { path, authorize: prometheus.authorize };
+    }
+  }
+  if (problems.length > 0) {
+    throw new OtelPluginError('OTEL_OPTIONS_INVALID', `otelPlugin: ${problems.join('; ')}`);
+  }
+  return {
+    tracerProvider,
+    meterProvider,
+    traces: traces ?? true,
+    metrics: metrics ?? true,
+    recordArguments: recorded,
+    resourceUriInMetrics: resourceUriInMetrics ?? false,
+    prometheus: route,
+  };
+}

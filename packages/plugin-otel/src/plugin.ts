@@ -1,0 +1,61 @@
+// otelPlugin(): the observer on every SDK server Pier builds, and the optional Prometheus route.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PierPlugin, PluginContext } from '@pier/core';
+import { normalizeOptions, type OtelPluginOptions } from './options.js';
+import { PROMETHEUS_CONTENT_TYPE, PrometheusRegistry } from './prometheus.js';
+import { createObserver } from './telemetry.js';
+
+/**
+ * Traces and metrics for every MCP request, notification and session of a Pier server, named and
+ * attributed by OpenTelemetry's MCP semantic conventions. Needs only `@opentelemetry/api`: register the
+ * OpenTelemetry SDK (and its exporters) you already use, before `createServer`. With none registered it
+ * records nothing and costs next to nothing.
+ *
+ * @example
+ * ```ts
+ * createServer(MyServer, config, { plugins: [otelPlugin({ prometheus: true })] });
+ * ```
+ * @throws {OtelPluginError} `OTEL_OPTIONS_INVALID` when an option cannot be used.
+ */
+export function otelPlugin(options: OtelPluginOptions = {}): PierPlugin {
+  const normalized = normalizeOptions(options);
+  return {
+    name: 'otel',
+    setup(ctx: PluginContext) {
+      const registry = normalized.prometheus === undefined ? undefined : new PrometheusRegistry();
+      ctx.observe(createObserver(normalized, registry));
+      if (registry === undefined || normalized.prometheus === undefined) return;
+      const { path, authorize } = normalized.prometheus;
+      const logger = ctx.logger;
+      ctx.addRoute({
+        method: 'GET',
+        path,
+        handler: async (req: IncomingMessage, res: ServerResponse) => {
+          if (authorize !== undefined) {
+            let verdict: boolean | number;
+            try {
+              verdict = await authorize(req);
+            } catch (error) {
+              logger.warn('the /metrics authorize hook failed', {
+                error: error instanceof Error ? error.message : String(error),
+              });
+              verdict = 500;
+            }
+            if (verdict !== true) {
+              res.statusCode = typeof verdict === 'number' ? verdict : 401;
+              res.setHeader('cache-control', 'no-store');
+              res.end();
+              return;
+            }
+          }
+          const body = registry.render();
+          res.statusCode = 200;
+          res.setHeader('content-type', PROMETHEUS_CONTENT_TYPE);
+          res.setHeader('cache-control', 'no-store');
+          res.setHeader('content-length', Buffer.byteLength(body));
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+      });
+    },
+  };
+}

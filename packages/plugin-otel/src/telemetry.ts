@@ -1,0 +1,434 @@
+// The observer: one SERVER span per request and notification Pier receives, one CLIENT span per request
+// it sends the client, the duration histograms and the gauges — per OpenTelemetry's MCP conventions.
+
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Histogram,
+  type Link,
+  metrics,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type Tracer,
+  trace,
+  type UpDownCounter,
+} from '@opentelemetry/api';
+import type {
+  McpObserver,
+  ObservedClientRequest,
+  ObservedNotification,
+  ObservedOutcome,
+  ObservedSession,
+} from '@pier/core';
+import {
+  ATTR,
+  DURATION_BUCKETS,
+  KNOWN_METHODS,
+  META_PROTOCOL_VERSION,
+  METRIC,
+  OTHER,
+  TOOL_ERROR,
+} from './conventions.js';
+import type { NormalizedOptions } from './options.js';
+import type { PrometheusRegistry } from './prometheus.js';
+import { protocolVersionOf, Vocabulary } from './vocabulary.js';
+
+const SCOPE = '@pier/plugin-otel';
+const SCOPE_VERSION = '0.1.0';
+
+type Meta = Readonly<Record<string, unknown>>;
+
+const metaGetter: TextMapGetter<Meta> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+const headersGetter: TextMapGetter<Headers> = {
+  keys: (carrier) => [...carrier.keys()],
+  get: (carrier, key) => carrier.get(key) ?? undefined,
+};
+
+/** What the observer records into: the OpenTelemetry instruments and, when `/metrics` is on, the registry. */
+interface Instruments {
+  operation(seconds: number, attributes: Attributes): void;
+  session(seconds: number, attributes: Attributes): void;
+  sessions(delta: number, attributes: Attributes): void;
+  requests(delta: number): void;
+}
+
+/** Builds the observer for one server. */
+export function createObserver(
+  options: NormalizedOptions,
+  registry: PrometheusRegistry | undefined,
+): McpObserver {
+  const tracer: Tracer | undefined = options.traces
+    ? (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, SCOPE_VERSION)
+    : undefined;
+  const instruments = createInstruments(options, registry);
+  const methods = new Vocabulary(32, KNOWN_METHODS);
+  const tools = new Vocabulary(256);
+  const prompts = new Vocabulary(256);
+  const versions = new Vocabulary(16);
+  /** The protocol version each stdio connection or 2025 session negotiated (from its `initialize`). */
+  const negotiated = new WeakMap<ObservedSession, string>();
+
+  const versionOf = (
+    params: Readonly<Record<string, unknown>> | undefined,
+    headers: Headers | undefined,
+    session: ObservedSession | undefined,
+  ): string | undefined => {
+    const meta = params?._meta as Meta | undefined;
+    const version =
+      protocolVersionOf(meta?.[META_PROTOCOL_VERSION]) ??
+      protocolVersionOf(headers?.get('mcp-protocol-version')) ??
+      (session === undefined ? undefined : negotiated.get(session));
+    if (version === undefined) return undefined;
+    // A 2026-07-28 connection has no initialize: its requests tell the version.
+    if (session !== undefined && !negotiated.has(session)) negotiated.set(session, version);
+    versions.learn(version);
+    return versions.of(version);
+  };
+
+  return {
+    onRequest(request, dispatch) {
+      const started = performance.now();
+      instruments.requests(1);
+      const { method, params, headers } = request;
+      const target = targetOf(method, params);
+      const http = headers !== undefined;
+      let version = versionOf(params, headers, request.session);
+
+      let span: ReturnType<Tracer['startSpan']> | undefined;
+      if (tracer !== undefined) {
+        const spanAttributes: Attributes = {
+          [ATTR.mcpMethodName]: method,
+          [ATTR.jsonrpcRequestId]: String(request.id),
+        };
+        connection(spanAttributes, http, request.session?.sessionId ?? request.sessionId, version);
+        if (target.tool !== undefined) {
+          spanAttributes[ATTR.genAiToolName] = target.tool;
+          spanAttributes[ATTR.genAiOperationName] = 'execute_tool';
+          const recorded = recordedArguments(options.recordArguments.get(target.tool), params);
+          if (recorded !== undefined) spanAttributes[ATTR.genAiToolCallArguments] = recorded;
+        }
+        if (target.prompt !== undefined) spanAttributes[ATTR.genAiPromptName] = target.prompt;
+        if (target.uri !== undefined) spanAttributes[ATTR.mcpResourceUri] = target.uri;
+        const { parent, links } = parentOf(params, headers);
+        span = tracer.startSpan(
+          spanName(method, target, methods, tools, prompts),
+          { kind: SpanKind.SERVER, attributes: spanAttributes, links },
+          parent,
+        );
+        context.with(trace.setSpan(parent, span), dispatch);
+      } else {
+        dispatch();
+      }
+
+      return (outcome) => {
+        instruments.requests(-1);
+        const seconds = (performance.now() - started) / 1000;
+        const failure = failureOf(method, outcome);
+        if ('result' in outcome) {
+          if (!KNOWN_METHODS.has(method)) methods.learn(method);
+          if (target.tool !== undefined) tools.learn(target.tool);
+          if (target.prompt !== undefined) prompts.learn(target.prompt);
+          if (method === 'initialize' && request.session !== undefined) {
+            const agreed = protocolVersionOf(
+              (outcome.result as { protocolVersion?: unknown })?.protocolVersion,
+            );
+            if (agreed !== undefined) {
+              negotiated.set(request.session, agreed);
+              versions.learn(agreed);
+              version = versions.of(agreed);
+            }
+          }
+        }
+        // Object spread of these dotted keys costs microseconds on Node 20: attributes are assigned one by one.
+        const measured: Attributes = { [ATTR.mcpMethodName]: methods.of(method) };
+        connection(measured, http, undefined, version);
+        if (target.tool !== undefined) {
+          measured[ATTR.genAiToolName] = tools.of(target.tool);
+          measured[ATTR.genAiOperationName] = 'execute_tool';
+        }
+        if (target.prompt !== undefined) measured[ATTR.genAiPromptName] = prompts.of(target.prompt);
+        if (target.uri !== undefined && options.resourceUriInMetrics)
+          measured[ATTR.mcpResourceUri] = target.uri;
+        if (failure !== undefined) {
+          measured[ATTR.errorType] = failure.type;
+          if (failure.code !== undefined) measured[ATTR.rpcResponseStatusCode] = failure.code;
+        }
+        instruments.operation(seconds, measured);
+
+        if (span === undefined) return;
+        span.updateName(spanName(method, target, methods, tools, prompts));
+        if (version !== undefined) span.setAttribute(ATTR.mcpProtocolVersion, version);
+        if (failure !== undefined) {
+          span.setAttribute(ATTR.errorType, failure.type);
+          if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
+          span.setStatus(
+            failure.message === undefined
+              ? { code: SpanStatusCode.ERROR }
+              : { code: SpanStatusCode.ERROR, message: failure.message },
+          );
+        }
+        const asked = inputRequiredMethods(outcome);
+        if (asked !== undefined) span.setAttribute(ATTR.pierInputRequired, asked);
+        span.end();
+      };
+    },
+
+    onNotification(notification: ObservedNotification) {
+      if (tracer === undefined) return;
+      const { method, params, headers, session } = notification;
+      const attributes: Attributes = { [ATTR.mcpMethodName]: method };
+      connection(attributes, headers !== undefined, session?.sessionId, versionOf(params, headers, session));
+      const { parent, links } = parentOf(params, headers);
+      // The seam hands notifications over without a dispatch to wrap: the span marks their arrival.
+      tracer.startSpan(methods.of(method), { kind: SpanKind.SERVER, attributes, links }, parent).end();
+    },
+
+    onClientRequest(request: ObservedClientRequest) {
+      if (tracer === undefined) return undefined;
+      const { method, session } = request;
+      const attributes: Attributes = {
+        [ATTR.mcpMethodName]: method,
+        [ATTR.jsonrpcRequestId]: String(request.id),
+      };
+      const version = session === undefined ? undefined : negotiated.get(session);
+      // A 2025 HTTP session has an id; a stdio connection has none.
+      connection(
+        attributes,
+        session?.sessionId !== undefined,
+        session?.sessionId,
+        version === undefined ? undefined : versions.of(version),
+      );
+      // Started in the asking handler's context: a child of its tools/call span.
+      const span = tracer.startSpan(methods.of(method), { kind: SpanKind.CLIENT, attributes });
+      return (outcome) => {
+        const failure = failureOf(method, outcome);
+        if (failure !== undefined) {
+          span.setAttribute(ATTR.errorType, failure.type);
+          if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
+          span.setStatus(
+            failure.message === undefined
+              ? { code: SpanStatusCode.ERROR }
+              : { code: SpanStatusCode.ERROR, message: failure.message },
+          );
+        }
+        span.end();
+      };
+    },
+
+    onSession(session: ObservedSession) {
+      const started = performance.now();
+      // A 2025 HTTP session has an id; a stdio connection has none.
+      const http = session.sessionId !== undefined;
+      const transport: Attributes = {};
+      connection(transport, http, undefined, undefined);
+      instruments.sessions(1, transport);
+      return () => {
+        instruments.sessions(-1, transport);
+        const attributes: Attributes = {};
+        const version = negotiated.get(session);
+        connection(attributes, http, undefined, version === undefined ? undefined : versions.of(version));
+        instruments.session((performance.now() - started) / 1000, attributes);
+      };
+    },
+  };
+}
+
+function createInstruments(
+  options: NormalizedOptions,
+  registry: PrometheusRegistry | undefined,
+): Instruments {
+  let operation: Histogram | undefined;
+  let session: Histogram | undefined;
+  let sessions: UpDownCounter | undefined;
+  let requests: UpDownCounter | undefined;
+  if (options.metrics) {
+    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, SCOPE_VERSION);
+    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
+    operation = meter.createHistogram(METRIC.operationDuration.name, { ...METRIC.operationDuration, advice });
+    session = meter.createHistogram(METRIC.sessionDuration.name, { ...METRIC.sessionDuration, advice });
+    sessions = meter.createUpDownCounter(METRIC.activeSessions.name, METRIC.activeSessions);
+    requests = meter.createUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests);
+  }
+  const prom = registry && {
+    operation: registry.histogram(
+      METRIC.operationDuration.name,
+      METRIC.operationDuration.unit,
+      METRIC.operationDuration.description,
+      DURATION_BUCKETS,
+    ),
+    session: registry.histogram(
+      METRIC.sessionDuration.name,
+      METRIC.sessionDuration.unit,
+      METRIC.sessionDuration.description,
+      DURATION_BUCKETS,
+    ),
+    sessions: registry.gauge(
+      METRIC.activeSessions.name,
+      METRIC.activeSessions.unit,
+      METRIC.activeSessions.description,
+    ),
+    requests: registry.gauge(
+      METRIC.activeRequests.name,
+      METRIC.activeRequests.unit,
+      METRIC.activeRequests.description,
+    ),
+  };
+  const none: Attributes = {};
+  return {
+    operation(seconds, attributes) {
+      operation?.record(seconds, attributes);
+      prom?.operation(seconds, attributes);
+    },
+    session(seconds, attributes) {
+      session?.record(seconds, attributes);
+      prom?.session(seconds, attributes);
+    },
+    sessions(delta, attributes) {
+      sessions?.add(delta, attributes);
+      prom?.sessions(delta, attributes);
+    },
+    requests(delta) {
+      requests?.add(delta);
+      prom?.requests(delta, none);
+    },
+  };
+}
+
+interface Target {
+  readonly tool?: string;
+  readonly prompt?: string;
+  readonly uri?: string;
+}
+
+const NO_TARGET: Target = {};
+
+function targetOf(method: string, params: Readonly<Record<string, unknown>> | undefined): Target {
+  const name = params?.name;
+  if (method === 'tools/call' && typeof name === 'string') return { tool: name };
+  if (method === 'prompts/get' && typeof name === 'string') return { prompt: name };
+  const uri = params?.uri;
+  if (
+    typeof uri === 'string' &&
+    (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe')
+  ) {
+    return { uri };
+  }
+  return NO_TARGET;
+}
+
+/** `{mcp.method.name} {target}` with a proven tool or prompt name, else the (bounded) method alone. */
+function spanName(
+  method: string,
+  target: Target,
+  methods: Vocabulary,
+  tools: Vocabulary,
+  prompts: Vocabulary,
+): string {
+  if (target.tool !== undefined && tools.has(target.tool)) return `${method} ${target.tool}`;
+  if (target.prompt !== undefined && prompts.has(target.prompt)) return `${method} ${target.prompt}`;
+  return methods.of(method);
+}
+
+/** Adds the transport, session and protocol version attributes to `attributes`. */
+function connection(
+  attributes: Attributes,
+  http: boolean,
+  sessionId: string | undefined,
+  version: string | undefined,
+): void {
+  attributes[ATTR.networkTransport] = http ? 'tcp' : 'pipe';
+  if (http) attributes[ATTR.networkProtocolName] = 'http';
+  if (sessionId !== undefined) attributes[ATTR.mcpSessionId] = sessionId;
+  if (version !== undefined) attributes[ATTR.mcpProtocolVersion] = version;
+}
+
+/**
+ * The caller's context: `params._meta` (SEP-414) first, else an ambient span (HTTP instrumentation), else the
+ * HTTP `traceparent` header. The contexts not chosen are linked.
+ */
+function parentOf(
+  params: Readonly<Record<string, unknown>> | undefined,
+  headers: Headers | undefined,
+): { parent: Context; links: Link[] } {
+  const active = context.active();
+  const ambient = trace.getSpanContext(active);
+  const meta = params?._meta as Meta | undefined;
+  const fromMeta = typeof meta?.traceparent === 'string';
+  const fromHeader = headers?.has('traceparent') === true;
+  let parent = active;
+  if (fromMeta) parent = propagation.extract(active, meta, metaGetter);
+  else if (ambient === undefined && fromHeader) parent = propagation.extract(active, headers, headersGetter);
+  const links: Link[] = [];
+  if (!fromMeta) return { parent, links };
+  const chosen = trace.getSpanContext(parent)?.spanId;
+  if (ambient !== undefined && ambient.spanId !== chosen) links.push({ context: ambient });
+  if (fromHeader && headers !== undefined) {
+    const header = trace.getSpanContext(propagation.extract(context.active(), headers, headersGetter));
+    if (header !== undefined && header.spanId !== chosen && header.spanId !== ambient?.spanId) {
+      links.push({ context: header });
+    }
+  }
+  return { parent, links };
+}
+
+interface Failure {
+  readonly type: string;
+  readonly code: string | undefined;
+  readonly message: string | undefined;
+}
+
+function failureOf(method: string, outcome: ObservedOutcome): Failure | undefined {
+  if ('error' in outcome) {
+    const code = String(outcome.error.code);
+    // -32602 messages may quote what the client sent (argument values): never copied to the span.
+    const message = outcome.error.code === -32602 ? 'Invalid params' : outcome.error.message;
+    return { type: code, code, message };
+  }
+  if (method === 'tools/call' && (outcome.result as { isError?: unknown } | null)?.isError === true) {
+    // The tool's own error text may hold argument values: the status carries the class only.
+    return { type: TOOL_ERROR, code: undefined, message: undefined };
+  }
+  return undefined;
+}
+
+/** The listed arguments of a tool call, as JSON, when the user opted in for this tool. */
+function recordedArguments(
+  names: readonly string[] | undefined,
+  params: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
+  if (names === undefined) return undefined;
+  const args = params?.arguments;
+  if (typeof args !== 'object' || args === null) return undefined;
+  const picked: Record<string, unknown> = {};
+  for (const name of names) {
+    if (Object.hasOwn(args, name)) picked[name] = (args as Record<string, unknown>)[name];
+  }
+  try {
+    return JSON.stringify(picked);
+  } catch {
+    return OTHER;
+  }
+}
+
+/** The methods of the questions a 2026-07-28 `input_required` answer asks, if it is one. */
+function inputRequiredMethods(outcome: ObservedOutcome): string[] | undefined {
+  if (!('result' in outcome)) return undefined;
+  const requests = (outcome.result as { inputRequests?: unknown } | null)?.inputRequests;
+  if (typeof requests !== 'object' || requests === null) return undefined;
+  const asked: string[] = [];
+  for (const question of Object.values(requests)) {
+    const method = (question as { method?: unknown } | null)?.method;
+    if (typeof method === 'string' && KNOWN_METHODS.has(method)) asked.push(method);
+  }
+  return asked;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'plugin-otel',
+    include: ['src/**/*.test.ts'],
+    globalSetup: ['./vitest.global-setup.ts'],
+    // Type tests (src/**/*.test-d.ts) are checked by the `typecheck` task (tsc over src).
+    // Real sockets, child processes and a real Prometheus on a loaded 2-core machine: generous bounds.
+    testTimeout: 60_000,
+    hookTimeout: 240_000,
+  },
+});
