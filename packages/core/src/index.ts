@@ -90,6 +90,7 @@ export type {
   TransportListenOptions,
 } from './server.js';
 export { createServer } from './server.js';
+export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './skills.js';
 export type { StdioListenOptions } from './stdio.js';
 export type {
   BusEvent,

@@ -13,6 +13,13 @@ import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } 
 import { setUpPlugin } from './plugins.js';
 import { SdkServerBuilder, templateLister } from './sdk-servers.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
+import {
+  SKILL_URI_PREFIX,
+  type SkillCatalogChanges,
+  Skills,
+  type SkillsOption,
+  validateSkillsOption,
+} from './skills.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
 import type {
@@ -93,6 +100,11 @@ export interface CreateServerOptions {
   readonly eventBus?: EventBus;
   /** How input-required `requestState` is signed (key, expiry, rounds). See {@link RequestStateOptions}. */
   readonly requestState?: RequestStateOptions;
+  /**
+   * Skills the server serves (the `io.modelcontextprotocol/skills` extension): a folder of skill folders,
+   * a `SkillFiles` adapter or a `SkillSource`. Files are loaded by `listen()` (or `reloadSkills()`).
+   */
+  readonly skills?: SkillsOption;
 }
 
 /** Options of {@link PierServer.close}. */
@@ -135,6 +147,12 @@ export interface PierServer extends TransportHost {
    * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
    */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /**
+   * Scans the `skills` folder (or `SkillFiles`) again and serves the new catalog; the first call loads it.
+   * When the list of skills changed, every client hears `notifications/resources/list_changed` (through
+   * the event bus). Rejects with `OPTIONS_INVALID` when the server has no `skills`, or they fail to load.
+   */
+  reloadSkills(): Promise<SkillCatalogChanges>;
 }
 
 /**
@@ -184,6 +202,7 @@ class Server implements PierServer {
   readonly #lifecycle: Lifecycle;
   readonly #updates: ResourceUpdates;
   readonly #builder: SdkServerBuilder;
+  readonly #skills: Skills | undefined;
   readonly #host: TransportHost;
   readonly #handleSignals: boolean;
   readonly #closeHooks: CloseHooks;
@@ -231,6 +250,7 @@ class Server implements PierServer {
     };
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
+    this.#skills = options.skills === undefined ? undefined : this.#serveSkills(options.skills, declarations);
     this.routes = declarations.routes;
     this.authenticator = declarations.authenticator;
     const requestState = options.requestState ?? {};
@@ -295,6 +315,38 @@ class Server implements PierServer {
     return this.#updates.notify(uri);
   }
 
+  async reloadSkills(): Promise<SkillCatalogChanges> {
+    if (this.#skills === undefined) {
+      throw new PierError('OPTIONS_INVALID', 'reloadSkills: this server has no skills (createServer option)');
+    }
+    return this.#skills.reload();
+  }
+
+  /** Attaches the skills to every SDK server, after checking no resource of the server claims skill://. */
+  #serveSkills(option: SkillsOption, declarations: Declarations): Skills {
+    for (const { declaration } of declarations.resources) {
+      const uri = (declaration.uri ?? declaration.uriTemplate) as string;
+      if (uri.startsWith(SKILL_URI_PREFIX)) {
+        throw new PierError(
+          'DUPLICATE_NAME',
+          `createServer: resource "${declaration.name}" uses ${SKILL_URI_PREFIX}, which the skills option serves`,
+        );
+      }
+    }
+    const skills = new Skills(option, this.logger.child('skills'), () =>
+      this.#updates.publish({ kind: 'resources_list_changed' }),
+    );
+    declarations.addExtension(
+      {
+        // A reload may change the list: clients are told (resources/list_changed).
+        capabilities: { resources: { listChanged: true } },
+        setup: (server: McpServer) => skills.attach(server),
+      },
+      'the skills option',
+    );
+    return skills;
+  }
+
   onClose(hook: CloseHook): () => void {
     return this.#closeHooks.add(hook, this.logger, 'onClose');
   }
@@ -349,6 +401,7 @@ class Server implements PierServer {
   }
 
   async #start(options: ListenOptions): Promise<ListenResult> {
+    await this.#skills?.load();
     if (this.#handleSignals) {
       this.#unwatchSignals = watchSignals({
         logger: this.logger,
@@ -481,6 +534,7 @@ function serverOptions(value: unknown): CreateServerOptions {
   }
   validateEventBus(options.eventBus);
   validateRequestState(options.requestState);
+  validateSkillsOption(options.skills);
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }
