@@ -97,7 +97,16 @@ export interface ToolOptions<
   /** Structured result, as `input` is declared. The returned object is checked against it. */
   readonly output?: O;
   readonly annotations?: ToolAnnotations;
+  /** Whether the tool runs as a task for clients of the tasks extension; see {@link ToolTaskSupport}. */
+  readonly task?: ToolTaskSupport;
 }
+
+/**
+ * How a tool runs for a client of the `io.modelcontextprotocol/tasks` extension: `never` (default: an
+ * ordinary call), `optional` (a task for clients of the extension, an ordinary call for others), or
+ * `required` (a task; clients without the extension get the protocol's -32021 before the handler runs).
+ */
+export type ToolTaskSupport = 'never' | 'optional' | 'required';
 
 /**
  * Suggests values for one variable of a resource template (`completion/complete`), given what the
@@ -200,6 +209,7 @@ export interface ToolDeclaration<Args = never, Result = unknown> {
   readonly input?: ObjectSchema;
   readonly output?: ObjectSchema;
   readonly annotations?: ToolAnnotations;
+  readonly task?: ToolTaskSupport;
   readonly handler: (args: Args, ctx: ToolContext) => Result;
 }
 

@@ -22,6 +22,8 @@ import {
 } from './skills.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
+import { InMemoryTaskStore } from './task-store.js';
+import { Tasks, type TasksOptions } from './tasks.js';
 import type {
   CloseReason,
   EventBus,
@@ -105,6 +107,11 @@ export interface CreateServerOptions {
    * a `SkillFiles` adapter or a `SkillSource`. Files are loaded by `listen()` (or `reloadSkills()`).
    */
   readonly skills?: SkillsOption;
+  /**
+   * Where tool tasks (`@Tool({ task })`, the `io.modelcontextprotocol/tasks` extension) are kept and for how
+   * long: `store` (default in memory, one process; `@pier/redis` for replicas), `ttlMs`, `pollIntervalMs`.
+   */
+  readonly tasks?: TasksOptions;
 }
 
 /** Options of {@link PierServer.close}. */
@@ -203,6 +210,7 @@ class Server implements PierServer {
   readonly #updates: ResourceUpdates;
   readonly #builder: SdkServerBuilder;
   readonly #skills: Skills | undefined;
+  readonly #tasks: Tasks | undefined;
   readonly #host: TransportHost;
   readonly #handleSignals: boolean;
   readonly #closeHooks: CloseHooks;
@@ -253,6 +261,14 @@ class Server implements PierServer {
     this.#skills = options.skills === undefined ? undefined : this.#serveSkills(options.skills, declarations);
     this.routes = declarations.routes;
     this.authenticator = declarations.authenticator;
+    const usesTasks = declarations.tools.some(({ declaration: tool }) => (tool.task ?? 'never') !== 'never');
+    this.#tasks = usesTasks
+      ? new Tasks(
+          options.tasks?.store ?? new InMemoryTaskStore(),
+          options.tasks ?? {},
+          this.logger.child('tasks'),
+        )
+      : undefined;
     const requestState = options.requestState ?? {};
     this.#builder = new SdkServerBuilder(declarations, {
       info: {
@@ -268,6 +284,7 @@ class Server implements PierServer {
         ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
       },
       maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
+      tasks: this.#tasks,
     });
     const builder = this.#builder;
     const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
@@ -446,6 +463,7 @@ class Server implements PierServer {
       // Even after a failed transport close: the application's resources still need releasing.
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
+      this.#tasks?.close();
       this.#updates.close();
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
@@ -535,6 +553,7 @@ function serverOptions(value: unknown): CreateServerOptions {
   validateEventBus(options.eventBus);
   validateRequestState(options.requestState);
   validateSkillsOption(options.skills);
+  validateTasks(options.tasks);
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }
@@ -598,5 +617,34 @@ function validateRequestState(value: unknown): void {
       'OPTIONS_INVALID',
       `${where}.maxRounds must be a whole number > 0 (got ${describe(maxRounds)})`,
     );
+  }
+}
+
+function validateTasks(value: unknown): void {
+  if (value === undefined) return;
+  const where = 'createServer: tasks';
+  if (typeof value !== 'object' || value === null) {
+    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
+  }
+  const { store, ttlMs, pollIntervalMs } = value as Record<string, unknown>;
+  if (store !== undefined) {
+    const methods = ['create', 'get', 'update', 'delete'] as const;
+    if (methods.some((method) => typeof (store as Record<string, unknown> | null)?.[method] !== 'function')) {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.store must have create, get, update and delete methods (got ${describe(store)})`,
+      );
+    }
+  }
+  for (const [name, ms] of [
+    ['ttlMs', ttlMs],
+    ['pollIntervalMs', pollIntervalMs],
+  ] as const) {
+    if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) > 0 && (ms as number) <= MAX_TIMER_MS)) {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.${name} must be a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(ms)})`,
+      );
+    }
   }
 }

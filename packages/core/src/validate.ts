@@ -68,6 +68,7 @@ export function validateTool(value: unknown, where: string): ToolDeclaration {
     ...optionalSchema(fields, 'input', where),
     ...optionalSchema(fields, 'output', where),
     ...optionalObject(fields, 'annotations', where),
+    ...optionalTask(fields, where),
     handler: handler(fields, where),
   };
   return tool;
@@ -260,4 +261,14 @@ function handler(fields: Fields, where: string): never {
   const value = fields.handler;
   if (typeof value !== 'function') fail(where, 'handler', 'a function', value);
   return value as never;
+}
+
+const TASK_SUPPORT = ['never', 'optional', 'required'] as const;
+
+function optionalTask(fields: Fields, where: string): Pick<ToolDeclaration, 'task'> {
+  const task = fields.task;
+  if (task === undefined) return {};
+  if (!(TASK_SUPPORT as readonly unknown[]).includes(task))
+    fail(where, 'task', "'never', 'optional' or 'required'", task);
+  return { task: task as (typeof TASK_SUPPORT)[number] };
 }
