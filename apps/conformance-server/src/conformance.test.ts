@@ -26,6 +26,25 @@ const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
 /** Pending scenarios: the suite runs them with a revision's requirements but does not score them. */
 const NAMED = ['json-schema-2020-12', 'http-custom-header-server-validation'] as const;
 const MODES: readonly Mode[] = ['sessions', 'stateless'];
+/** The tasks extension's scenarios: the 2026-07-28 run runs them too, unscored; this app serves them. */
+const TASKS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+] as const;
+/** The skills extension's scenarios: no run includes them, so they run by name (`--force`). */
+const SKILLS = [
+  'sep-2640-skills-enumeration',
+  'sep-2640-skills-manifest',
+  'sep-2640-skills-directory',
+] as const;
 // Generous bounds: the first run may fetch node@24; a run itself takes seconds.
 const SUITE_TIMEOUT_MS = 150_000;
 // Two referee processes per core: each spends most of its time waiting for the app.
@@ -53,6 +72,13 @@ const PLAN: readonly Planned[] = [
       name: `${scenario} ${mode}`,
       mode,
       selection: { scenario, specVersion: '2026-07-28' },
+    })),
+  ),
+  ...SKILLS.flatMap((scenario) =>
+    MODES.map((mode) => ({
+      name: `${scenario} ${mode}`,
+      mode,
+      selection: { scenario, specVersion: '2026-07-28', force: true },
     })),
   ),
 ];
@@ -95,7 +121,7 @@ describe(`the MCP conformance suite ${SUITE_VERSION}`, () => {
   it('is the version the README reports, and the README lists every scenario', () => {
     const readme = readFileSync(join(APP_DIR, 'README.md'), 'utf8');
     expect(readme).toContain(`@modelcontextprotocol/conformance@${SUITE_VERSION}`);
-    for (const scenario of [...scored.values()].flat().concat(NAMED)) {
+    for (const scenario of [...scored.values()].flat().concat(NAMED, TASKS, SKILLS)) {
       expect(readme).toContain(`\`${scenario}\``);
     }
   });
@@ -115,8 +141,8 @@ describe.each(REVISIONS)('--requirements %s', (revision) => {
       required.filter((scenario) => !run.checks.has(scenario)),
       run.output,
     ).toEqual([]);
-    // The extension scenarios (tasks-*) and the pending ones run too, unscored; the pending ones
-    // this app serves are checked by name below, the tasks extension is not implemented yet.
+    // The extension scenarios (tasks-*, sep-2640-skills-*) and the pending ones run too, unscored: the
+    // extensions are checked below, the pending ones by name.
     const outcome = new Map([...run.checks].filter(([scenario]) => required.includes(scenario)));
     const exceptions = mode === 'stateless' && revision === '2025-11-25';
     expect(notPassed(outcome).sort(), run.output).toEqual(
@@ -127,6 +153,27 @@ describe.each(REVISIONS)('--requirements %s', (revision) => {
       expect(withStatus(outcome, 'FAILURE')).toHaveLength(6);
     }
     // The suite's own verdict (with the baseline: no unexpected failure, no stale exception).
+    expect(run.exitCode, run.output).toBe(0);
+  });
+});
+
+describe.each(TASKS)('--requirements 2026-07-28, tasks extension scenario %s', (scenario) => {
+  it.each(MODES)('%s: runs, and no check fails or warns', (mode) => {
+    const run = runs.get(`2026-07-28 ${mode}`) as SuiteRun;
+    const checks = run.checks.get(scenario);
+    expect(checks, run.output).toBeDefined();
+    expect(notPassed(new Map([[scenario, checks ?? []]])), run.output).toEqual([]);
+    // Every check ran, except the one the suite itself skips (status notifications: its harness is pending).
+    const skipped = (checks ?? []).filter((check) => check.status === 'SKIPPED').map((check) => check.id);
+    expect(skipped).toEqual(scenario === 'tasks-status-notifications' ? ['tasks-status-notifications'] : []);
+  });
+});
+
+describe.each(SKILLS)('--scenario %s --force (skills extension, at 2026-07-28)', (scenario) => {
+  it.each(MODES)('%s: every check passes, none skipped', (mode) => {
+    const run = runs.get(`${scenario} ${mode}`) as SuiteRun;
+    expect([...run.checks.keys()], run.output).toEqual([scenario]);
+    expect(withStatus(run.checks, 'FAILURE', 'WARNING', 'SKIPPED'), run.output).toEqual([]);
     expect(run.exitCode, run.output).toBe(0);
   });
 });

@@ -25,6 +25,21 @@ export const WATCHED_URI = 'test://watched-resource';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits `ms`, or rejects as soon as `signal` aborts (a cancelled task stops at once). */
+const cancellableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
 // The suite's SEP-1613/SEP-2106 fixture, as it is: `$anchor`, `allOf`/`anyOf` and `if`/`then`/`else`
 // have no zod equivalent, so it is declared as a raw JSON Schema and listed unchanged.
 const CONTACT_SCHEMA = jsonSchema({
@@ -437,6 +452,88 @@ export class EverythingServer {
     await ctx.sendLog('info', 'test_logging_tool started');
     await ctx.sendLog('warning', 'test_logging_tool is about to finish');
     return 'Logged twice (if the request asked for logs)';
+  }
+
+  // ---- tasks (io.modelcontextprotocol/tasks, SEP-2663) -----------------------------------------
+
+  @Tool({ name: 'greet', description: 'Greets at once (never a task)', input: { name: z.string() } })
+  greet({ name }: { name: string }) {
+    return `Hello, ${name}!`;
+  }
+
+  @Tool({
+    name: 'slow_compute',
+    description: 'Works for `seconds` seconds: a task for clients of the tasks extension',
+    input: { seconds: z.number().min(0).max(600), label: z.string().optional() },
+    task: 'optional',
+  })
+  async slowCompute({ seconds, label }: { seconds: number; label?: string | undefined }, ctx: ToolContext) {
+    await cancellableSleep(seconds * 1000, ctx.signal);
+    return `Computed ${label ?? 'result'} in ${seconds} s`;
+  }
+
+  @Tool({ name: 'failing_job', description: 'Reports a tool error after a second', task: 'required' })
+  async failingJob(_args: Record<never, never>, ctx: ToolContext) {
+    await cancellableSleep(1000, ctx.signal);
+    return {
+      isError: true,
+      content: [{ type: 'text' as const, text: 'The job failed: nothing to process' }],
+    };
+  }
+
+  @Tool({ name: 'protocol_error_job', description: 'Crashes: its task fails', task: 'optional' })
+  async protocolErrorJob(_args: Record<never, never>, ctx: ToolContext) {
+    await cancellableSleep(100, ctx.signal);
+    throw new Error('The job crashed');
+  }
+
+  @Tool({
+    name: 'confirm_delete',
+    description: 'Asks the user to confirm, as a task waiting for input',
+    input: { filename: z.string() },
+    task: 'optional',
+  })
+  async confirmDelete({ filename }: { filename: string }, ctx: ToolContext) {
+    const answer = await ctx.elicit({
+      message: `Delete ${filename}?`,
+      requestedSchema: {
+        type: 'object',
+        properties: { confirm: { type: 'boolean' } },
+        required: ['confirm'],
+      },
+    });
+    const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
+    return confirmed ? `Deleted ${filename}` : `Kept ${filename}`;
+  }
+
+  @Tool({ name: 'multi_input', description: 'Asks two questions at once, as a task', task: 'optional' })
+  async multiInput(_args: Record<never, never>, ctx: ToolContext) {
+    const [name, confirm] = await Promise.all([
+      ctx.elicit(askFor('Your name?', 'name')),
+      ctx.elicit({
+        message: 'Go ahead?',
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
+        },
+      }),
+    ]);
+    return `name: ${accepted(name, 'name')}, confirm: ${accepted(confirm, 'confirm')}`;
+  }
+
+  @Tool({
+    name: 'test_tool_with_task',
+    description: 'Asks for a name on the call itself, then runs as a task',
+    task: 'required',
+  })
+  async toolWithTask(_args: Record<never, never>, ctx: ToolContext) {
+    const answer = await ctx.elicit(askFor('What is your name?', 'name'), {
+      key: 'user_name',
+      beforeTask: true,
+    });
+    await cancellableSleep(200, ctx.signal);
+    return `Hello, ${accepted(answer, 'name')}! (from a task)`;
   }
 
   // ---- resources ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Serves EverythingServer over streamable HTTP, stateless (the default) or with sessions, for the MCP
 // conformance suite: `node dist/main.js --port 0 [--sessions]`. The URL goes to stderr.
+import { fileURLToPath } from 'node:url';
 import { loadConfig, z } from '@pier/config';
 import { createServer } from '@pier/core';
 import { EverythingServer } from './everything-server.js';
@@ -31,7 +32,10 @@ const config = loadConfig(
   },
 );
 
-const server = createServer(EverythingServer);
+// The skills extension's fixture: one skill with a subdirectory (skills/, beside dist/).
+const server = createServer(EverythingServer, undefined, {
+  skills: fileURLToPath(new URL('../skills', import.meta.url)),
+});
 const { url } = await server.listen({
   transport: 'streamable-http',
   host: config.host,

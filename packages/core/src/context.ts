@@ -118,6 +118,12 @@ export interface ClientRequestOptions {
    * different order from one run to the next must name its keys.
    */
   readonly key?: string;
+  /**
+   * In a tool declared with `task`: ask on the `tools/call` request itself (an `input_required` result),
+   * before the task is created, instead of moving the task to `input_required`. Asks with it must come
+   * before the tool's first other wait. Ignored elsewhere.
+   */
+  readonly beforeTask?: boolean;
 }
 
 /** The context a tool method receives as its second argument. */
@@ -225,7 +231,9 @@ export function requestContext(
     if (round !== undefined) {
       const key = options?.key ?? round.nextKey(kind);
       const answer = round.answer(key, accept);
-      return answer !== undefined ? Promise.resolve(answer as T) : round.ask(key, request, asker);
+      return answer !== undefined
+        ? Promise.resolve(answer as T)
+        : round.ask(key, request, asker, options?.beforeTask === true);
     }
     if (mcp.mcpReq.envelope !== undefined) {
       return Promise.reject(

@@ -102,7 +102,16 @@ export interface ToolOptions<
    * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
    */
   readonly scopes?: readonly string[];
+  /** Whether the tool runs as a task for clients of the tasks extension; see {@link ToolTaskSupport}. */
+  readonly task?: ToolTaskSupport;
 }
+
+/**
+ * How a tool runs for a client of the `io.modelcontextprotocol/tasks` extension: `never` (default: an
+ * ordinary call), `optional` (a task for clients of the extension, an ordinary call for others), or
+ * `required` (a task; clients without the extension get the protocol's -32021 before the handler runs).
+ */
+export type ToolTaskSupport = 'never' | 'optional' | 'required';
 
 /**
  * Suggests values for one variable of a resource template (`completion/complete`), given what the
@@ -217,6 +226,7 @@ export interface ToolDeclaration<Args = never, Result = unknown> {
   readonly annotations?: ToolAnnotations;
   /** See {@link ToolOptions.scopes}. */
   readonly scopes?: readonly string[];
+  readonly task?: ToolTaskSupport;
   readonly handler: (args: Args, ctx: ToolContext) => Result;
 }
 

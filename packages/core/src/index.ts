@@ -72,6 +72,7 @@ export type {
   ToolDefinition,
   ToolOptions,
   ToolReturn,
+  ToolTaskSupport,
   ZodShape,
 } from './declaration.js';
 export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
@@ -93,7 +94,19 @@ export type {
   TransportListenOptions,
 } from './server.js';
 export { createServer } from './server.js';
+export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './skills.js';
 export type { StdioListenOptions } from './stdio.js';
+export type {
+  InMemoryTaskStoreOptions,
+  StoredTask,
+  TaskError,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from './task-store.js';
+export { InMemoryTaskStore } from './task-store.js';
+export type { TasksOptions } from './tasks.js';
+export { TASKS_EXTENSION_ID } from './tasks.js';
 export type {
   BusEvent,
   EventBus,

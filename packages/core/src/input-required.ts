@@ -60,11 +60,31 @@ export class InputRound {
   readonly stalled: Promise<void>;
   #stall: (() => void) | undefined;
   readonly #capabilities: ClientCapabilities;
+  /**
+   * In a task tool's run (tasks.ts): `call` while it still runs on the `tools/call` request, `task` once it
+   * runs as a task. Asks made as a task, or without `beforeTask`, are {@link taskAsks}.
+   */
+  phase: 'call' | 'task' | undefined;
+  readonly taskAsks = new Set<string>();
 
-  constructor(known: Readonly<Record<string, unknown>>, mcp: ServerContext) {
+  /** `source` is the request (its `inputResponses` and declared capabilities), or a task's run. */
+  constructor(
+    known: Readonly<Record<string, unknown>>,
+    source:
+      | ServerContext
+      | {
+          readonly inputResponses: Readonly<Record<string, unknown>>;
+          readonly capabilities: ClientCapabilities;
+        },
+  ) {
     this.#known = known;
-    this.#fresh = mcp.mcpReq.inputResponses ?? {};
-    this.#capabilities = envelopeCapabilities(mcp) ?? {};
+    if ('mcpReq' in source) {
+      this.#fresh = source.mcpReq.inputResponses ?? {};
+      this.#capabilities = envelopeCapabilities(source) ?? {};
+    } else {
+      this.#fresh = source.inputResponses;
+      this.#capabilities = source.capabilities;
+    }
     this.stalled = new Promise((resolve) => {
       this.#stall = resolve;
     });
@@ -100,7 +120,7 @@ export class InputRound {
   }
 
   /** Records a question and returns a promise that settles only if the round is abandoned. */
-  ask(key: string, request: InputRequest, asker: string): Promise<never> {
+  ask(key: string, request: InputRequest, asker: string, beforeTask = false): Promise<never> {
     const missing = missingCapability(request, this.#capabilities);
     if (missing !== undefined) {
       const error = new MissingClientCapabilityError(
@@ -111,6 +131,7 @@ export class InputRound {
       return Promise.reject(error);
     }
     this.pending.set(key, request);
+    if (this.phase === 'task' || (this.phase === 'call' && !beforeTask)) this.taskAsks.add(key);
     // Asks made together (`Promise.all`) arrive in the same turn of the event loop: answer once they are in.
     if (this.pending.size === 1) setImmediate(() => this.#stall?.());
     return new Promise<never>((_, reject) => this.#rejects.push(reject));
@@ -135,16 +156,7 @@ export async function runRound<T>(
   maxRounds: number,
   handler: (round: InputRound) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
-  const state = mcp.mcpReq.requestState<RoundState>();
-  if (state !== undefined && !isRoundState(state, target)) throw invalidState();
-  if (state !== undefined && state.r >= maxRounds) {
-    throw protocolAnswer(
-      new ProtocolError(
-        ProtocolErrorCode.InvalidRequest,
-        `The request took more than ${maxRounds} input rounds`,
-      ),
-    );
-  }
+  const state = verifiedState(mcp, target, maxRounds);
   const round = new InputRound(state?.a ?? {}, mcp);
   const running = handler(round);
   const outcome = await Promise.race([
@@ -160,6 +172,35 @@ export async function runRound<T>(
   }
   round.abandon();
   running.catch(() => undefined);
+  return nextRound(mcp, round, state, target, codec);
+}
+
+/**
+ * The request's verified state when it belongs to `target` (see {@link runRound}); `undefined` on a first
+ * round. A state of another request, or past `maxRounds`, is refused like a forged one.
+ */
+export function verifiedState(mcp: ServerContext, target: string, maxRounds: number): RoundState | undefined {
+  const state = mcp.mcpReq.requestState<RoundState>();
+  if (state !== undefined && !isRoundState(state, target)) throw invalidState();
+  if (state !== undefined && state.r >= maxRounds) {
+    throw protocolAnswer(
+      new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `The request took more than ${maxRounds} input rounds`,
+      ),
+    );
+  }
+  return state;
+}
+
+/** The `input_required` result asking `round`'s pending questions, with the state for the next round. */
+export async function nextRound(
+  mcp: ServerContext,
+  round: InputRound,
+  state: RoundState | undefined,
+  target: string,
+  codec: RoundCodec,
+): Promise<InputRequiredResult> {
   const next: RoundState = {
     v: 1,
     a: { ...(state?.a ?? {}), ...round.used },
@@ -254,7 +295,7 @@ export function refusedQuestion(error: MissingClientCapabilityError): InputRequi
  * as JSON-RPC errors, not as tool errors, unlike whatever a handler throws.
  */
 const answers = new WeakSet<Error>();
-function protocolAnswer<E extends Error>(error: E): E {
+export function protocolAnswer<E extends Error>(error: E): E {
   answers.add(error);
   return error;
 }

@@ -15,7 +15,7 @@ import { type ContextDeps, requestContext, resourceContext, toolContext } from '
 import type { HttpAuthenticator, ServerInfo } from './contract.js';
 import type { ListedResource, ListedResources, ResourceDeclaration } from './declaration.js';
 import type { Declarations } from './declarations.js';
-import { describe, MissingClientCapabilityError, messageOf } from './errors.js';
+import { describe, MissingClientCapabilityError, messageOf, PierError } from './errors.js';
 import {
   type InputRound,
   isProtocolAnswer,
@@ -28,6 +28,7 @@ import type { Logger } from './logger.js';
 import { observeServer } from './observe.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import type { ResourceUpdates } from './subscriptions.js';
+import { type InvokeTool, TASKS_EXTENSION_ID, Tasks } from './tasks.js';
 import type { SdkServerOptions } from './transport-contract.js';
 
 /** What the builder needs besides the declarations. */
@@ -38,6 +39,8 @@ export interface SdkServerBuilderOptions {
   readonly updates: ResourceUpdates;
   readonly requestState: { readonly key: string | Uint8Array; readonly ttlSeconds?: number };
   readonly maxRounds: number;
+  /** Set when a tool declares `task`: serves them, and `tasks/*`. */
+  readonly tasks: Tasks | undefined;
 }
 
 /** A handler call made per SDK server, knowing how to read the client's `initialize` capabilities. */
@@ -54,6 +57,8 @@ export class SdkServerBuilder {
   readonly #capabilities: ServerCapabilities;
   readonly #codec: RequestStateCodec<RoundState>;
   readonly #verify: (state: string, ctx: ServerContext) => Promise<RoundState>;
+  /** Tools declared `task: 'required'`: a call from a client without the tasks extension is refused. */
+  readonly #requiredTaskTools = new Set<string>();
 
   constructor(declarations: Declarations, options: SdkServerBuilderOptions) {
     this.#declarations = declarations;
@@ -77,6 +82,10 @@ export class SdkServerBuilder {
       ...(declarations.resources.length > 0 && { resources: { listChanged: false } }),
       ...(declarations.prompts.length > 0 && { prompts: { listChanged: false } }),
     };
+    if (options.tasks !== undefined) {
+      // Advertised only when a tool runs as a task (SEP-2663).
+      capabilities = mergeCapabilities(capabilities, { extensions: { [TASKS_EXTENSION_ID]: {} } });
+    }
     for (const extension of declarations.extensions) {
       if (extension.capabilities) capabilities = mergeCapabilities(capabilities, extension.capabilities);
     }
@@ -113,6 +122,10 @@ export class SdkServerBuilder {
     const notifier = updates;
     const deps = (logger: Logger): ContextDeps => ({ logger, notifier, initializeCapabilities });
     for (const register of this.#registrations) register(server, deps);
+    if (this.#options.tasks !== undefined) {
+      this.#options.tasks.register(server, (mcp) => this.#principal(mcp.http?.authInfo));
+      refuseTasklessCalls(server, this.#requiredTaskTools);
+    }
     if (declarations.subscribable) updates.serve(server, declarations.uriKind);
     if (options.lifetime !== 'request') updates.connect(server, options.era);
     const context = { era: options.era };
@@ -172,15 +185,45 @@ export class SdkServerBuilder {
     }
   }
 
+  /** Serves a task tool's call from a client of the tasks extension (see tasks.ts). */
+  async #serveTask(mcp: ServerContext, name: string, args: unknown, tasks: Tasks, invoke: InvokeTool) {
+    const principal = this.#principal(mcp.http?.authInfo);
+    const target = requestTarget(mcp.mcpReq.method, name, args, principal);
+    try {
+      return await tasks.call(
+        mcp,
+        principal,
+        { target, codec: this.#codec, maxRounds: this.#options.maxRounds },
+        invoke,
+      );
+    } catch (error) {
+      const refused = error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined;
+      if (refused !== undefined) return refused;
+      throw error;
+    }
+  }
+
   #addTool({ declaration: tool, config }: Declarations['tools'][number]): void {
     const logger = this.#options.logger.child(`tool:${tool.name}`);
     const handler = tool.handler as (args: unknown, ctx: unknown) => unknown;
     const hasInput = config.inputSchema !== undefined;
     const registered = this.#withScopes(config, tool.scopes);
-    const serve = (mcp: ServerContext, args: unknown, deps: ContextDeps) =>
-      this.#serve(mcp, tool.name, args, async (round) =>
+    const mode = tool.task ?? 'never';
+    const tasks = this.#options.tasks;
+    // A required task from a client without the extension is refused before (see refuseTasklessCalls).
+    if (mode === 'required') this.#requiredTaskTools.add(tool.name);
+    const serve = (mcp: ServerContext, args: unknown, deps: ContextDeps) => {
+      if (mode !== 'never' && tasks !== undefined) {
+        if (Tasks.declared(mcp)) {
+          return this.#serveTask(mcp, tool.name, args, tasks, async (round, overrides) =>
+            toToolResult(await handler(args, { ...toolContext(mcp, deps, round), ...overrides })),
+          );
+        }
+      }
+      return this.#serve(mcp, tool.name, args, async (round) =>
         toToolResult(await handler(args, toolContext(mcp, deps, round))),
       );
+    };
     this.#registrations.push((server, deps) => {
       const context = deps(logger);
       // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
@@ -318,4 +361,35 @@ function mergeCapabilities(base: ServerCapabilities, extra: ServerCapabilities):
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+type RequestHandler = (
+  request: { readonly params?: { readonly name?: unknown } },
+  ctx: ServerContext,
+) => unknown;
+
+/**
+ * Refuses a `tools/call` of a required-task tool from a client without the tasks extension with the
+ * protocol's -32021, before the handler runs. The SDK's tool dispatch turns anything a tool callback throws
+ * into a tool error, so the check wraps the SDK's `tools/call` handler itself (an SDK internal: checked here
+ * so that an SDK change fails loudly, at the first server built, rather than serving the tool).
+ */
+function refuseTasklessCalls(server: McpServer, required: ReadonlySet<string>): void {
+  if (required.size === 0) return;
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  const original =
+    handlers instanceof Map ? (handlers.get('tools/call') as RequestHandler | undefined) : undefined;
+  if (original === undefined) {
+    throw new PierError(
+      'DECLARATION_INVALID',
+      'tools declared task: "required" need a version of @modelcontextprotocol/server whose tools/call handler Pier can wrap',
+    );
+  }
+  (handlers as Map<string, RequestHandler>).set('tools/call', (request, ctx) => {
+    const name = request.params?.name;
+    if (typeof name === 'string' && required.has(name) && !Tasks.declared(ctx)) {
+      throw Tasks.missing(`tool "${name}" runs as a task, so it`);
+    }
+    return original(request, ctx);
+  });
 }

@@ -13,8 +13,17 @@ import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } 
 import { setUpPlugin } from './plugins.js';
 import { SdkServerBuilder, templateLister } from './sdk-servers.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
+import {
+  SKILL_URI_PREFIX,
+  type SkillCatalogChanges,
+  Skills,
+  type SkillsOption,
+  validateSkillsOption,
+} from './skills.js';
 import { type StdioListenOptions, startStdioTransport } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
+import { InMemoryTaskStore } from './task-store.js';
+import { Tasks, type TasksOptions } from './tasks.js';
 import type {
   CloseReason,
   EventBus,
@@ -93,6 +102,16 @@ export interface CreateServerOptions {
   readonly eventBus?: EventBus;
   /** How input-required `requestState` is signed (key, expiry, rounds). See {@link RequestStateOptions}. */
   readonly requestState?: RequestStateOptions;
+  /**
+   * Skills the server serves (the `io.modelcontextprotocol/skills` extension): a folder of skill folders,
+   * a `SkillFiles` adapter or a `SkillSource`. Files are loaded by `listen()` (or `reloadSkills()`).
+   */
+  readonly skills?: SkillsOption;
+  /**
+   * Where tool tasks (`@Tool({ task })`, the `io.modelcontextprotocol/tasks` extension) are kept and for how
+   * long: `store` (default in memory, one process; `@pier/redis` for replicas), `ttlMs`, `pollIntervalMs`.
+   */
+  readonly tasks?: TasksOptions;
 }
 
 /** Options of {@link PierServer.close}. */
@@ -135,6 +154,12 @@ export interface PierServer extends TransportHost {
    * Resolves once sent; a client that did not subscribe hears nothing. See `subscribable` on `@Resource`.
    */
   notifyResourceUpdated(uri: string): Promise<void>;
+  /**
+   * Scans the `skills` folder (or `SkillFiles`) again and serves the new catalog; the first call loads it.
+   * When the list of skills changed, every client hears `notifications/resources/list_changed` (through
+   * the event bus). Rejects with `OPTIONS_INVALID` when the server has no `skills`, or they fail to load.
+   */
+  reloadSkills(): Promise<SkillCatalogChanges>;
 }
 
 /**
@@ -184,6 +209,8 @@ class Server implements PierServer {
   readonly #lifecycle: Lifecycle;
   readonly #updates: ResourceUpdates;
   readonly #builder: SdkServerBuilder;
+  readonly #skills: Skills | undefined;
+  readonly #tasks: Tasks | undefined;
   readonly #host: TransportHost;
   readonly #handleSignals: boolean;
   readonly #closeHooks: CloseHooks;
@@ -231,8 +258,17 @@ class Server implements PierServer {
     };
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
+    this.#skills = options.skills === undefined ? undefined : this.#serveSkills(options.skills, declarations);
     this.routes = declarations.routes;
     this.authenticator = declarations.authenticator;
+    const usesTasks = declarations.tools.some(({ declaration: tool }) => (tool.task ?? 'never') !== 'never');
+    this.#tasks = usesTasks
+      ? new Tasks(
+          options.tasks?.store ?? new InMemoryTaskStore(),
+          options.tasks ?? {},
+          this.logger.child('tasks'),
+        )
+      : undefined;
     const requestState = options.requestState ?? {};
     this.#builder = new SdkServerBuilder(declarations, {
       info: {
@@ -248,6 +284,7 @@ class Server implements PierServer {
         ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
       },
       maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
+      tasks: this.#tasks,
     });
     const builder = this.#builder;
     const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
@@ -293,6 +330,38 @@ class Server implements PierServer {
 
   notifyResourceUpdated(uri: string): Promise<void> {
     return this.#updates.notify(uri);
+  }
+
+  async reloadSkills(): Promise<SkillCatalogChanges> {
+    if (this.#skills === undefined) {
+      throw new PierError('OPTIONS_INVALID', 'reloadSkills: this server has no skills (createServer option)');
+    }
+    return this.#skills.reload();
+  }
+
+  /** Attaches the skills to every SDK server, after checking no resource of the server claims skill://. */
+  #serveSkills(option: SkillsOption, declarations: Declarations): Skills {
+    for (const { declaration } of declarations.resources) {
+      const uri = (declaration.uri ?? declaration.uriTemplate) as string;
+      if (uri.startsWith(SKILL_URI_PREFIX)) {
+        throw new PierError(
+          'DUPLICATE_NAME',
+          `createServer: resource "${declaration.name}" uses ${SKILL_URI_PREFIX}, which the skills option serves`,
+        );
+      }
+    }
+    const skills = new Skills(option, this.logger.child('skills'), () =>
+      this.#updates.publish({ kind: 'resources_list_changed' }),
+    );
+    declarations.addExtension(
+      {
+        // A reload may change the list: clients are told (resources/list_changed).
+        capabilities: { resources: { listChanged: true } },
+        setup: (server: McpServer) => skills.attach(server),
+      },
+      'the skills option',
+    );
+    return skills;
   }
 
   onClose(hook: CloseHook): () => void {
@@ -349,6 +418,7 @@ class Server implements PierServer {
   }
 
   async #start(options: ListenOptions): Promise<ListenResult> {
+    await this.#skills?.load();
     if (this.#handleSignals) {
       this.#unwatchSignals = watchSignals({
         logger: this.logger,
@@ -393,6 +463,7 @@ class Server implements PierServer {
       // Even after a failed transport close: the application's resources still need releasing.
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
+      this.#tasks?.close();
       this.#updates.close();
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
@@ -481,6 +552,8 @@ function serverOptions(value: unknown): CreateServerOptions {
   }
   validateEventBus(options.eventBus);
   validateRequestState(options.requestState);
+  validateSkillsOption(options.skills);
+  validateTasks(options.tasks);
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }
@@ -544,5 +617,34 @@ function validateRequestState(value: unknown): void {
       'OPTIONS_INVALID',
       `${where}.maxRounds must be a whole number > 0 (got ${describe(maxRounds)})`,
     );
+  }
+}
+
+function validateTasks(value: unknown): void {
+  if (value === undefined) return;
+  const where = 'createServer: tasks';
+  if (typeof value !== 'object' || value === null) {
+    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
+  }
+  const { store, ttlMs, pollIntervalMs } = value as Record<string, unknown>;
+  if (store !== undefined) {
+    const methods = ['create', 'get', 'update', 'delete'] as const;
+    if (methods.some((method) => typeof (store as Record<string, unknown> | null)?.[method] !== 'function')) {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.store must have create, get, update and delete methods (got ${describe(store)})`,
+      );
+    }
+  }
+  for (const [name, ms] of [
+    ['ttlMs', ttlMs],
+    ['pollIntervalMs', pollIntervalMs],
+  ] as const) {
+    if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) > 0 && (ms as number) <= MAX_TIMER_MS)) {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.${name} must be a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(ms)})`,
+      );
+    }
   }
 }

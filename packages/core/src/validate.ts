@@ -69,6 +69,7 @@ export function validateTool(value: unknown, where: string): ToolDeclaration {
     ...optionalSchema(fields, 'output', where),
     ...optionalObject(fields, 'annotations', where),
     ...optionalScopes(fields, where),
+    ...optionalTask(fields, where),
     handler: handler(fields, where),
   };
   return tool;
@@ -278,4 +279,14 @@ function handler(fields: Fields, where: string): never {
   const value = fields.handler;
   if (typeof value !== 'function') fail(where, 'handler', 'a function', value);
   return value as never;
+}
+
+const TASK_SUPPORT = ['never', 'optional', 'required'] as const;
+
+function optionalTask(fields: Fields, where: string): Pick<ToolDeclaration, 'task'> {
+  const task = fields.task;
+  if (task === undefined) return {};
+  if (!(TASK_SUPPORT as readonly unknown[]).includes(task))
+    fail(where, 'task', "'never', 'optional' or 'required'", task);
+  return { task: task as (typeof TASK_SUPPORT)[number] };
 }

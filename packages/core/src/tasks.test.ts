@@ -1,0 +1,264 @@
+// Tools as tasks (io.modelcontextprotocol/tasks), seen from the SDK's own 2026-07-28 client, and the
+// task store seam: a store passed to createServer is the one tasks live in.
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineServer, defineTool } from './define.js';
+import { createServer, type PierServer } from './server.js';
+import { InMemoryTaskStore, type StoredTask, type TaskRecord, type TaskStore } from './task-store.js';
+import { TASKS_EXTENSION_ID } from './tasks.js';
+import { quiet } from './test-helpers.js';
+
+let closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.map((close) => close()));
+  closers = [];
+});
+
+/** A store of the user's own: records what Pier asked of it, keeps tasks in a plain map. */
+class RecordingStore implements TaskStore {
+  readonly calls: string[] = [];
+  readonly tasks = new Map<string, StoredTask>();
+  async create(task: TaskRecord) {
+    this.calls.push(`create ${task.status}`);
+    const stored = { ...task, version: 1 };
+    this.tasks.set(task.taskId, stored);
+    return stored;
+  }
+  async get(taskId: string) {
+    return this.tasks.get(taskId);
+  }
+  async update(task: TaskRecord, expectedVersion: number) {
+    const current = this.tasks.get(task.taskId);
+    if (current?.version !== expectedVersion) return undefined;
+    this.calls.push(`update ${task.status}`);
+    const stored = { ...task, version: expectedVersion + 1 };
+    this.tasks.set(task.taskId, stored);
+    return stored;
+  }
+  async delete(taskId: string) {
+    this.tasks.delete(taskId);
+  }
+}
+
+function tasksServer(store?: TaskStore): PierServer {
+  return createServer(
+    defineServer({
+      name: 'tasks',
+      version: '1.0.0',
+      tools: [
+        defineTool({
+          name: 'export',
+          input: { items: z.number() },
+          task: 'optional',
+          handler: async ({ items }, ctx) => {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            if (ctx.signal.aborted) throw new Error('cancelled');
+            return `exported ${items} items`;
+          },
+        }),
+        defineTool({
+          name: 'confirm',
+          task: 'required',
+          handler: async (_args, ctx) => {
+            const answer = await ctx.elicit({
+              message: 'Sure?',
+              requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+            });
+            return answer.action === 'accept' && answer.content?.ok === true ? 'confirmed' : 'declined';
+          },
+        }),
+      ],
+    }),
+    { ...quiet, ...(store !== undefined && { tasks: { store, ttlMs: 60_000, pollIntervalMs: 50 } }) },
+  );
+}
+
+/**
+ * A raw 2026-07-28 client over an in-memory link: the SDK's own client refuses a `resultType: 'task'`
+ * (it does not implement the extension), so requests go out with the `_meta` envelope by hand.
+ */
+async function connect(server: PierServer, capabilities: Record<string, unknown>): Promise<RawClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const handle = serveStdio(() => server.createMcpServer(), { transport: serverSide });
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  clientSide.onmessage = (message) => {
+    const { id } = message as { id?: number };
+    if (id !== undefined) waiting.get(id)?.(message as Record<string, unknown>);
+  };
+  await clientSide.start();
+  closers.push(async () => {
+    await clientSide.close();
+    await handle.close();
+  });
+  let next = 1;
+  return {
+    async request(method, params) {
+      const id = next++;
+      const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(id, resolve));
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': capabilities,
+            'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
+          },
+        },
+      });
+      const message = await answered;
+      if (message.error !== undefined) throw message.error;
+      return message.result as Record<string, unknown>;
+    },
+  };
+}
+
+interface RawClient {
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+const WITH_TASKS = { elicitation: {}, extensions: { [TASKS_EXTENSION_ID]: {} } };
+
+async function call(client: RawClient, method: string, params: Record<string, unknown>) {
+  return client.request(method, params);
+}
+
+async function settled(client: RawClient, taskId: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 100; i++) {
+    const task = await call(client, 'tasks/get', { taskId });
+    if (['completed', 'failed', 'cancelled'].includes(task.status as string)) return task;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`task ${taskId} did not finish`);
+}
+
+describe('tools as tasks, over 2026-07-28', () => {
+  it('a store passed to createServer keeps the tasks: created before the answer, completed later', async () => {
+    const store = new RecordingStore();
+    const client = await connect(tasksServer(store), WITH_TASKS);
+    const created = await call(client, 'tools/call', { name: 'export', arguments: { items: 3 } });
+    expect(created).toMatchObject({
+      resultType: 'task',
+      status: 'working',
+      ttlMs: 60_000,
+      pollIntervalMs: 50,
+    });
+    expect(created).not.toHaveProperty('requestState');
+    const taskId = created.taskId as string;
+    expect(Buffer.from(taskId, 'base64url')).toHaveLength(16);
+    expect(store.tasks.has(taskId)).toBe(true);
+    const done = await settled(client, taskId);
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'exported 3 items' }] } });
+    expect(done).not.toHaveProperty('principal');
+    expect(store.calls).toEqual(['create working', 'update completed']);
+  });
+
+  it('without the extension, an optional task tool runs as an ordinary call; a required one is -32021', async () => {
+    const client = await connect(tasksServer(), { elicitation: {} });
+    const result = await call(client, 'tools/call', { name: 'export', arguments: { items: 1 } });
+    expect(result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'exported 1 items' }],
+    });
+    const failure = await call(client, 'tools/call', { name: 'confirm', arguments: {} }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ code: -32021 });
+    expect(JSON.stringify((failure as { data?: unknown }).data)).toContain(TASKS_EXTENSION_ID);
+    const get = await call(client, 'tasks/get', { taskId: 'x' }).catch((error: unknown) => error);
+    expect(get).toMatchObject({ code: -32021 });
+  });
+
+  it('a question parks the task as input_required; tasks/update answers it and the task completes', async () => {
+    const client = await connect(tasksServer(), WITH_TASKS);
+    const created = await call(client, 'tools/call', { name: 'confirm', arguments: {} });
+    const taskId = created.taskId as string;
+    const parked = await call(client, 'tasks/get', { taskId });
+    expect(parked.status).toBe('input_required');
+    const [key] = Object.keys(parked.inputRequests as object);
+    expect(parked.inputRequests).toMatchObject({ [key as string]: { method: 'elicitation/create' } });
+    const ack = await call(client, 'tasks/update', {
+      taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { ok: true } }, unknown: {} },
+    });
+    expect(ack).not.toHaveProperty('status');
+    expect(await settled(client, taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'confirmed' }] },
+    });
+  });
+
+  it('tasks/cancel settles a running task as cancelled, and acks a finished one; unknown ids are -32602', async () => {
+    const client = await connect(tasksServer(), WITH_TASKS);
+    const created = await call(client, 'tools/call', { name: 'confirm', arguments: {} });
+    const taskId = created.taskId as string;
+    await call(client, 'tasks/cancel', { taskId });
+    expect(await settled(client, taskId)).toMatchObject({ status: 'cancelled' });
+    await call(client, 'tasks/cancel', { taskId });
+    const unknown = await call(client, 'tasks/get', { taskId: 'nope' }).catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ code: -32602 });
+  });
+
+  it('advertises the extension only when a tool runs as a task', async () => {
+    const client = await connect(tasksServer(), WITH_TASKS);
+    const discovered = await call(client, 'server/discover', {});
+    expect(discovered).toHaveProperty(['capabilities', 'extensions', TASKS_EXTENSION_ID]);
+    const plain = createServer(
+      defineServer({
+        name: 'plain',
+        version: '1.0.0',
+        tools: [defineTool({ name: 't', handler: () => 'x' })],
+      }),
+      quiet,
+    );
+    const other = await call(await connect(plain, WITH_TASKS), 'server/discover', {});
+    expect(other).not.toHaveProperty(['capabilities', 'extensions', TASKS_EXTENSION_ID]);
+  });
+});
+
+describe('InMemoryTaskStore', () => {
+  const record = (taskId: string, status: TaskRecord['status'], expiresAt: number): TaskRecord => ({
+    taskId,
+    principal: '',
+    status,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    lastUpdatedAt: '2026-01-01T00:00:00.000Z',
+    ttlMs: 1000,
+    expiresAt,
+  });
+
+  it('returns a task until its TTL, then nothing', async () => {
+    let now = 0;
+    const store = new InMemoryTaskStore({ now: () => now });
+    await store.create(record('a', 'completed', 1000));
+    now = 999;
+    expect(await store.get('a')).toMatchObject({ taskId: 'a', version: 1 });
+    now = 1000;
+    expect(await store.get('a')).toBeUndefined();
+  });
+
+  it('updates only from the version it was given (compare-and-set)', async () => {
+    const store = new InMemoryTaskStore();
+    await store.create(record('a', 'working', Number.MAX_SAFE_INTEGER));
+    expect(await store.update(record('a', 'completed', Number.MAX_SAFE_INTEGER), 1)).toMatchObject({
+      version: 2,
+    });
+    expect(await store.update(record('a', 'failed', Number.MAX_SAFE_INTEGER), 1)).toBeUndefined();
+    expect((await store.get('a'))?.status).toBe('completed');
+  });
+
+  it('when full, drops the oldest finished task; refuses a new one when only unfinished tasks are left', async () => {
+    const store = new InMemoryTaskStore({ maxTasks: 2 });
+    const forever = Number.MAX_SAFE_INTEGER;
+    await store.create(record('done', 'completed', forever));
+    await store.create(record('busy', 'working', forever));
+    await store.create(record('new', 'working', forever));
+    expect(await store.get('done')).toBeUndefined();
+    await expect(store.create(record('more', 'working', forever))).rejects.toThrow(/full/);
+    expect(store.size.tasks).toBe(2);
+  });
+});

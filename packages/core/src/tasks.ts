@@ -1,0 +1,400 @@
+// Tools as tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663), which the SDK does not
+// implement. A task tool's handler starts on the `tools/call` request; a question asked `beforeTask` is an
+// ordinary input-required round, and once the handler keeps working past the request's first turn (or asks
+// a task question) the call answers with a task the client polls (`tasks/get`), answers (`tasks/update`)
+// or cancels (`tasks/cancel`). Questions inside a task reuse the input-required machinery: the task
+// parks as `input_required`, and when every answer is in, the handler runs again from the top with them.
+import { randomBytes } from 'node:crypto';
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type McpServer,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ToolContext } from './context.js';
+import { MissingClientCapabilityError, messageOf } from './errors.js';
+import {
+  envelopeCapabilities,
+  InputRound,
+  nextRound,
+  protocolAnswer,
+  type RoundCodec,
+  verifiedState,
+} from './input-required.js';
+import type { Logger } from './logger.js';
+import { isFinal, type StoredTask, type TaskError, type TaskRecord, type TaskStore } from './task-store.js';
+
+/** The extension's identifier, under `capabilities.extensions`. */
+export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+
+/** Options of the `tasks` option of `createServer`. */
+export interface TasksOptions {
+  /** Where tasks are kept. Default: an {@link InMemoryTaskStore} (one process). */
+  readonly store?: TaskStore;
+  /** How long a task is kept after it was created (its result too), in ms. Default 3 600 000 (1 hour). */
+  readonly ttlMs?: number;
+  /** How often clients are told to poll, in ms. Default 1000. */
+  readonly pollIntervalMs?: number;
+}
+
+/** What a task run changes in the context its handler receives. */
+export type TaskContextOverrides = Pick<ToolContext, 'signal' | 'reportProgress' | 'sendLog' | 'closeStream'>;
+
+/** Runs a tool's handler once with `round` and the task's context overrides; resolves with its result. */
+export type InvokeTool = (round: InputRound, overrides: TaskContextOverrides) => Promise<CallToolResult>;
+
+/** A task this process runs: how to stop it and how to run its handler again. */
+interface LocalRun {
+  readonly controller: AbortController;
+  readonly invoke: InvokeTool;
+  readonly capabilities: ClientCapabilities;
+  readonly expiry: NodeJS.Timeout;
+}
+
+const TASK_ID_PARAMS = z.looseObject({ taskId: z.string() });
+// The SDK lifts `inputResponses` out of the params into `ctx.mcpReq.inputResponses` (bare answers only).
+const UPDATE_PARAMS = z.looseObject({ taskId: z.string(), inputResponses: z.unknown().optional() });
+const CAS_ATTEMPTS = 16;
+
+/** One server's tasks: the store, the runs this process owns, and the `tasks/*` methods. */
+export class Tasks {
+  readonly #store: TaskStore;
+  readonly #ttlMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #logger: Logger;
+  readonly #runs = new Map<string, LocalRun>();
+
+  constructor(store: TaskStore, options: TasksOptions, logger: Logger) {
+    this.#store = store;
+    this.#ttlMs = options.ttlMs ?? 3_600_000;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.#logger = logger;
+  }
+
+  /**
+   * Whether the request declared the extension in its `_meta` capabilities. Tasks are a 2026-07-28
+   * extension: a 2025-era request (no envelope) never declares it.
+   */
+  static declared(mcp: ServerContext): boolean {
+    const capabilities = envelopeCapabilities(mcp);
+    const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+    return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION_ID] != null;
+  }
+
+  /** The protocol's -32021 for a client without the extension. */
+  static missing(what: string): MissingRequiredClientCapabilityError {
+    return protocolAnswer(
+      new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } as never,
+        `${what} needs the ${TASKS_EXTENSION_ID} extension, which the client did not declare`,
+      ),
+    );
+  }
+
+  /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on a fresh SDK server. */
+  register(server: McpServer, principalOf: (mcp: ServerContext) => string): void {
+    const sdk = server.server;
+    const find = async (method: string, taskId: string, mcp: ServerContext): Promise<StoredTask> => {
+      if (!Tasks.declared(mcp)) throw Tasks.missing(method);
+      const task = await this.#store.get(taskId);
+      // Another principal's task is answered as if it did not exist.
+      if (task === undefined || task.principal !== principalOf(mcp)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
+      }
+      return task;
+    };
+    sdk.setRequestHandler('tasks/get', { params: TASK_ID_PARAMS }, async (params, mcp) =>
+      detailed(await find('tasks/get', params.taskId, mcp as ServerContext)),
+    );
+    sdk.setRequestHandler('tasks/update', { params: UPDATE_PARAMS }, async (params, mcp) => {
+      const context = mcp as ServerContext;
+      await find('tasks/update', params.taskId, context);
+      await this.#answer(params.taskId, context.mcpReq.inputResponses ?? {});
+      return {};
+    });
+    sdk.setRequestHandler('tasks/cancel', { params: TASK_ID_PARAMS }, async (params, mcp) => {
+      await find('tasks/cancel', params.taskId, mcp as ServerContext);
+      await this.#cancel(params.taskId);
+      return {};
+    });
+  }
+
+  /**
+   * Serves a `tools/call` of a task tool from a client of the extension: an immediate result when the
+   * handler finishes within the request's first turns, an input-required round for its `beforeTask`
+   * questions, else a task (created in the store before it is returned).
+   */
+  async call(
+    mcp: ServerContext,
+    principal: string,
+    round: { readonly target: string; readonly codec: RoundCodec; readonly maxRounds: number },
+    invoke: InvokeTool,
+  ): Promise<CallToolResult | InputRequiredResult | Record<string, unknown>> {
+    const state = verifiedState(mcp, round.target, round.maxRounds);
+    const known = state?.a ?? {};
+    const first = new InputRound(known, mcp);
+    first.phase = 'call';
+    const controller = new AbortController();
+    const requestSignal = mcp.mcpReq.signal;
+    const onRequestAbort = () => controller.abort(requestSignal.reason);
+    requestSignal.addEventListener('abort', onRequestAbort, { once: true });
+    const handover = { taskId: undefined as string | undefined };
+    const settled = settle(invoke(first, this.#overrides(controller.signal, handover)));
+    const outcome = await Promise.race([
+      settled,
+      first.stalled.then(() => 'stalled' as const),
+      turns(2).then(() => 'running' as const),
+    ]);
+    // From here on the run belongs to the task, if one is made, not to the request.
+    requestSignal.removeEventListener('abort', onRequestAbort);
+    const capabilities = envelopeCapabilities(mcp) ?? {};
+    if (typeof outcome === 'object' && first.pending.size === 0) {
+      // A question the client cannot answer is the protocol's -32021 (see sdk-servers.ts), as on any call.
+      if ('error' in outcome && outcome.error instanceof MissingClientCapabilityError) throw outcome.error;
+      // Finished at once: still a task (the client of the extension gets one for a task tool), already final.
+      const task = await this.#create(principal, { status: 'working', answers: {} });
+      this.#own(task, controller, invoke, capabilities);
+      await this.#follow(task.taskId, first, settled, known);
+      return created((await this.#store.get(task.taskId)) ?? task);
+    }
+    if (outcome !== 'running') {
+      first.abandon();
+      const asks = [...first.pending.keys()];
+      if (!asks.some((key) => first.taskAsks.has(key)))
+        return nextRound(mcp, first, state, round.target, round.codec);
+      const task = await this.#create(principal, {
+        status: 'input_required',
+        inputRequests: Object.fromEntries(first.pending),
+        answers: { ...known, ...first.used },
+      });
+      this.#own(task, controller, invoke, capabilities);
+      return created(task);
+    }
+    first.phase = 'task';
+    const task = await this.#create(principal, { status: 'working', answers: {} });
+    handover.taskId = task.taskId;
+    this.#own(task, controller, invoke, capabilities);
+    void this.#follow(task.taskId, first, settled, known);
+    return created(task);
+  }
+
+  /** Stops every run this process owns (the server closes); their tasks keep their last status. */
+  close(): void {
+    for (const [taskId, run] of this.#runs) this.#forget(taskId, run);
+  }
+
+  async #create(principal: string, fields: Pick<TaskRecord, 'status' | 'inputRequests' | 'answers'>) {
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    return this.#store.create({
+      taskId: randomBytes(16).toString('base64url'),
+      principal,
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs: this.#ttlMs,
+      pollIntervalMs: this.#pollIntervalMs,
+      expiresAt: now + this.#ttlMs,
+      ...fields,
+    });
+  }
+
+  #own(task: StoredTask, controller: AbortController, invoke: InvokeTool, capabilities: ClientCapabilities) {
+    // The run is forgotten with its task: nothing can resume a task after its TTL.
+    const expiry = setTimeout(() => this.#forget(task.taskId, run), task.expiresAt - Date.now());
+    expiry.unref();
+    const run: LocalRun = { controller, invoke, capabilities, expiry };
+    this.#runs.set(task.taskId, run);
+  }
+
+  #forget(taskId: string, run: LocalRun): void {
+    clearTimeout(run.expiry);
+    if (this.#runs.get(taskId) === run) this.#runs.delete(taskId);
+    run.controller.abort(new Error('the task ended'));
+  }
+
+  /** Waits for a run of the task's handler: its result finishes the task, its questions park it. */
+  async #follow(
+    taskId: string,
+    round: InputRound,
+    settled: Promise<Settled<CallToolResult>>,
+    known: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    try {
+      const outcome = await Promise.race([settled, round.stalled.then(() => undefined)]);
+      if (outcome !== undefined && round.pending.size === 0) {
+        await this.#finish(
+          taskId,
+          'error' in outcome
+            ? { status: 'failed', error: toTaskError(outcome.error) }
+            : { status: 'completed', result: outcome.value as Record<string, unknown> },
+        );
+        return;
+      }
+      round.abandon();
+      const inputRequests = Object.fromEntries(round.pending);
+      await this.#mutate(taskId, (task) =>
+        isFinal(task.status)
+          ? undefined
+          : { ...task, status: 'input_required', inputRequests, answers: { ...known, ...round.used } },
+      );
+    } catch (error) {
+      this.#logger.warn('task not saved', { taskId, error: messageOf(error) });
+    }
+  }
+
+  async #finish(taskId: string, outcome: Pick<TaskRecord, 'status' | 'result' | 'error'>): Promise<void> {
+    const saved = await this.#mutate(taskId, (task) => {
+      if (isFinal(task.status)) return undefined;
+      const { inputRequests: _i, answers: _a, statusMessage: _s, ...kept } = task;
+      return { ...kept, ...outcome };
+    });
+    const run = this.#runs.get(taskId);
+    if (run !== undefined && saved !== undefined && isFinal(saved.status)) this.#forget(taskId, run);
+  }
+
+  /** `tasks/update`: merges the answers to pending questions; once none is left, runs the handler again. */
+  async #answer(taskId: string, responses: Readonly<Record<string, unknown>>): Promise<void> {
+    let resume = false;
+    const saved = await this.#mutate(taskId, (task) => {
+      resume = false;
+      if (task.status !== 'input_required' || task.inputRequests === undefined) return undefined;
+      const pending = { ...task.inputRequests };
+      const answers = { ...task.answers };
+      let answered = false;
+      for (const [key, value] of Object.entries(responses)) {
+        // Unknown and already answered keys are ignored, as the extension says.
+        if (!Object.hasOwn(pending, key)) continue;
+        answers[key] = value;
+        delete pending[key];
+        answered = true;
+      }
+      if (!answered) return undefined;
+      resume = Object.keys(pending).length === 0;
+      const { inputRequests: _, ...rest } = task;
+      return resume ? { ...rest, status: 'working', answers } : { ...rest, inputRequests: pending, answers };
+    });
+    if (!resume || saved === undefined) return;
+    const run = this.#runs.get(taskId);
+    if (run === undefined) {
+      // Another replica (or a process that restarted) owns the run: it cannot resume here.
+      this.#logger.warn('task answered, but its run is not in this process', { taskId });
+      return;
+    }
+    const round = new InputRound(saved.answers ?? {}, {
+      inputResponses: {},
+      capabilities: run.capabilities,
+    });
+    round.phase = 'task';
+    const settled = settle(run.invoke(round, this.#overrides(run.controller.signal, { taskId })));
+    void this.#follow(taskId, round, settled, saved.answers ?? {});
+  }
+
+  async #cancel(taskId: string): Promise<void> {
+    const saved = await this.#mutate(taskId, (task) => {
+      if (isFinal(task.status)) return undefined;
+      const { inputRequests: _, answers: __, ...rest } = task;
+      return { ...rest, status: 'cancelled' };
+    });
+    const run = this.#runs.get(taskId);
+    if (run !== undefined && saved?.status === 'cancelled') this.#forget(taskId, run);
+  }
+
+  /** Applies `change` with compare-and-set, retrying when another writer moved the task on. */
+  async #mutate(
+    taskId: string,
+    change: (task: StoredTask) => TaskRecord | undefined,
+  ): Promise<StoredTask | undefined> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const task = await this.#store.get(taskId);
+      if (task === undefined) return undefined;
+      const next = change(task);
+      if (next === undefined) return task;
+      const { version: _, ...record } = next as StoredTask;
+      const saved = await this.#store.update(
+        { ...record, lastUpdatedAt: new Date().toISOString() },
+        task.version,
+      );
+      if (saved !== undefined) return saved;
+    }
+    throw new Error(`task ${taskId}: the store kept changing under ${CAS_ATTEMPTS} updates`);
+  }
+
+  /** What a task's handler gets instead of the request's: its own signal, progress as the status message. */
+  #overrides(signal: AbortSignal, handover: { readonly taskId: string | undefined }): TaskContextOverrides {
+    return {
+      signal,
+      reportProgress: async (progress, options) => {
+        const { taskId } = handover;
+        if (taskId === undefined) return;
+        const statusMessage =
+          options?.message ?? (options?.total === undefined ? `${progress}` : `${progress}/${options.total}`);
+        await this.#mutate(taskId, (task) => (isFinal(task.status) ? undefined : { ...task, statusMessage }));
+      },
+      // A task's listen stream must not carry log messages or progress (SEP-2663); the logger still works.
+      sendLog: async () => undefined,
+      closeStream: () => false,
+    };
+  }
+}
+
+/** A `CreateTaskResult`: the task's fields, flat, with `resultType: 'task'`. */
+function created(task: StoredTask): Record<string, unknown> {
+  return { resultType: 'task', ...publicFields(task) };
+}
+
+/** A `tasks/get` answer: the task, its questions, result or error. */
+function detailed(task: StoredTask): Record<string, unknown> {
+  return {
+    ...publicFields(task),
+    ...(task.status === 'input_required' &&
+      task.inputRequests !== undefined && { inputRequests: task.inputRequests }),
+    ...(task.status === 'completed' && task.result !== undefined && { result: task.result }),
+    ...(task.status === 'failed' && task.error !== undefined && { error: task.error }),
+  };
+}
+
+function publicFields(task: StoredTask): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+    ...(task.pollIntervalMs !== undefined && { pollIntervalMs: task.pollIntervalMs }),
+  };
+}
+
+/** A thrown error as the JSON-RPC error a failed task carries. */
+function toTaskError(error: unknown): TaskError {
+  if (error instanceof ProtocolError) {
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.data !== undefined && { data: error.data }),
+    };
+  }
+  return { code: ProtocolErrorCode.InternalError, message: messageOf(error) };
+}
+
+type Settled<T> = { readonly value: T } | { readonly error: unknown };
+
+function settle<T>(running: Promise<T>): Promise<Settled<T>> {
+  return running.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** Resolves after `n` turns of the event loop: how long a task tool may run on its `tools/call` request. */
+function turns(n: number): Promise<void> {
+  return new Promise((resolve) => {
+    const next = (left: number) => (left === 0 ? resolve() : setImmediate(() => next(left - 1)));
+    next(n);
+  });
+}
