@@ -5,11 +5,13 @@ import * as entry1 from './transport.js';
 
 it('@pier/core exports exactly its allow-list', () => {
   expect(Object.keys(entry0).sort()).toEqual([
+    'InMemoryTaskStore',
     'MCPServer',
     'MissingClientCapabilityError',
     'PierError',
     'Prompt',
     'Resource',
+    'TASKS_EXTENSION_ID',
     'Tool',
     'audioContent',
     'completable',
@@ -31,8 +33,11 @@ it('@pier/core/transport exports exactly its allow-list', () => {
     'InMemoryServerEventBus',
     'Lifecycle',
     'MAX_TIMER_MS',
+    'OAuthError',
+    'OAuthErrorCode',
     'PROTOCOL_VERSION_META_KEY',
     'SUPPORTED_PROTOCOL_VERSIONS',
+    'bearerAuthChallengeResponse',
     'classifyInboundRequest',
     'createMcpHandler',
     'describeValue',
