@@ -9,6 +9,7 @@ import {
   type Link,
   metrics,
   propagation,
+  type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
@@ -168,15 +169,7 @@ export function createObserver(
         if (span === undefined) return;
         span.updateName(spanName(method, target, methods, tools, prompts));
         if (version !== undefined) span.setAttribute(ATTR.mcpProtocolVersion, version);
-        if (failure !== undefined) {
-          span.setAttribute(ATTR.errorType, failure.type);
-          if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
-          span.setStatus(
-            failure.message === undefined
-              ? { code: SpanStatusCode.ERROR }
-              : { code: SpanStatusCode.ERROR, message: failure.message },
-          );
-        }
+        if (failure !== undefined) markFailed(span, failure);
         const asked = inputRequiredMethods(outcome);
         if (asked !== undefined) span.setAttribute(ATTR.pierInputRequired, asked);
         span.end();
@@ -212,15 +205,7 @@ export function createObserver(
       const span = tracer.startSpan(methods.of(method), { kind: SpanKind.CLIENT, attributes });
       return (outcome) => {
         const failure = failureOf(method, outcome);
-        if (failure !== undefined) {
-          span.setAttribute(ATTR.errorType, failure.type);
-          if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
-          span.setStatus(
-            failure.message === undefined
-              ? { code: SpanStatusCode.ERROR }
-              : { code: SpanStatusCode.ERROR, message: failure.message },
-          );
-        }
+        if (failure !== undefined) markFailed(span, failure);
         span.end();
       };
     },
@@ -431,4 +416,15 @@ function inputRequiredMethods(outcome: ObservedOutcome): string[] | undefined {
     if (typeof method === 'string' && KNOWN_METHODS.has(method)) asked.push(method);
   }
   return asked;
+}
+
+/** Marks a span failed: the error type, the JSON-RPC code when there is one, and ERROR status. */
+function markFailed(span: Span, failure: Failure): void {
+  span.setAttribute(ATTR.errorType, failure.type);
+  if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
+  span.setStatus(
+    failure.message === undefined
+      ? { code: SpanStatusCode.ERROR }
+      : { code: SpanStatusCode.ERROR, message: failure.message },
+  );
 }
