@@ -56,9 +56,10 @@ export class InputRound {
   readonly pending = new Map<string, InputRequest>();
   readonly #rejects: ((error: Error) => void)[] = [];
   readonly #counters = new Map<InputKind | 'once', number>();
-  /** Resolves once the handler has asked something it has no answer for, and every ask of that moment is in. */
-  readonly stalled: Promise<void>;
-  #stall: (() => void) | undefined;
+  /** Called once the handler has asked something it has no answer for, and every ask of that moment is in. */
+  #onStall: (() => void)[] | undefined;
+  #isStalled = false;
+  #stalled: Promise<void> | undefined;
   readonly #capabilities: ClientCapabilities;
   /**
    * In a task tool's run (tasks.ts): `call` while it still runs on the `tools/call` request, `task` once it
@@ -85,9 +86,18 @@ export class InputRound {
       this.#fresh = source.inputResponses;
       this.#capabilities = source.capabilities;
     }
-    this.stalled = new Promise((resolve) => {
-      this.#stall = resolve;
-    });
+  }
+
+  /** Resolves once the handler is stalled on questions (see {@link whenStalled}); made on first use. */
+  get stalled(): Promise<void> {
+    this.#stalled ??= new Promise((resolve) => this.whenStalled(resolve));
+    return this.#stalled;
+  }
+
+  /** Calls `listener` once the handler has asked something it has no answer for (at once if it has). */
+  whenStalled(listener: () => void): void {
+    if (this.#isStalled) listener();
+    else (this.#onStall ??= []).push(listener);
   }
 
   /** The key of the next ask of `kind` when the handler gives none: `elicit-0`, `sample-1`… by kind. */
@@ -133,7 +143,12 @@ export class InputRound {
     this.pending.set(key, request);
     if (this.phase === 'task' || (this.phase === 'call' && !beforeTask)) this.taskAsks.add(key);
     // Asks made together (`Promise.all`) arrive in the same turn of the event loop: answer once they are in.
-    if (this.pending.size === 1) setImmediate(() => this.#stall?.());
+    if (this.pending.size === 1) {
+      setImmediate(() => {
+        this.#isStalled = true;
+        for (const listener of this.#onStall?.splice(0) ?? []) listener();
+      });
+    }
     return new Promise<never>((_, reject) => this.#rejects.push(reject));
   }
 
@@ -151,7 +166,7 @@ export class InputRound {
  */
 export async function runRound<T>(
   mcp: ServerContext,
-  target: string,
+  target: Target,
   codec: RoundCodec,
   maxRounds: number,
   handler: (round: InputRound) => Promise<T>,
@@ -159,13 +174,14 @@ export async function runRound<T>(
   const state = verifiedState(mcp, target, maxRounds);
   const round = new InputRound(state?.a ?? {}, mcp);
   const running = handler(round);
-  const outcome = await Promise.race([
+  // One promise per call, settled by whichever comes first: the handler's end or its questions.
+  const outcome = await new Promise<{ value: T } | { error: unknown } | undefined>((resolve) => {
+    round.whenStalled(() => resolve(undefined));
     running.then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    ),
-    round.stalled.then(() => undefined),
-  ]);
+      (value) => resolve({ value }),
+      (error: unknown) => resolve({ error }),
+    );
+  });
   if (outcome !== undefined && round.pending.size === 0) {
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
@@ -179,9 +195,9 @@ export async function runRound<T>(
  * The request's verified state when it belongs to `target` (see {@link runRound}); `undefined` on a first
  * round. A state of another request, or past `maxRounds`, is refused like a forged one.
  */
-export function verifiedState(mcp: ServerContext, target: string, maxRounds: number): RoundState | undefined {
+export function verifiedState(mcp: ServerContext, target: Target, maxRounds: number): RoundState | undefined {
   const state = mcp.mcpReq.requestState<RoundState>();
-  if (state !== undefined && !isRoundState(state, target)) throw invalidState();
+  if (state !== undefined && !isRoundState(state, target())) throw invalidState();
   if (state !== undefined && state.r >= maxRounds) {
     throw protocolAnswer(
       new ProtocolError(
@@ -198,13 +214,13 @@ export async function nextRound(
   mcp: ServerContext,
   round: InputRound,
   state: RoundState | undefined,
-  target: string,
+  target: Target,
   codec: RoundCodec,
 ): Promise<InputRequiredResult> {
   const next: RoundState = {
     v: 1,
     a: { ...(state?.a ?? {}), ...round.used },
-    t: target,
+    t: target(),
     r: (state?.r ?? 0) + 1,
   };
   return inputRequired({
@@ -218,14 +234,22 @@ export interface RoundCodec {
   mint(state: RoundState, mcp: ServerContext): Promise<string>;
 }
 
+/** The request a state belongs to, computed only when a state is minted or checked. */
+export type Target = () => string;
+
 /**
  * Identifies the request a state belongs to: the method, what it names (tool, prompt, URI), its
  * arguments (key order ignored) and the principal, hashed so the state does not repeat the arguments.
+ * Lazy and computed once: a call that asks nothing and carries no state never hashes its arguments.
  */
-export function requestTarget(method: string, name: string, args: unknown, principal: string): string {
-  return createHash('sha256')
-    .update(`${method}\0${name}\0${canonicalJson(args)}\0${principal}`)
-    .digest('base64url');
+export function requestTarget(method: string, name: string, args: unknown, principal: () => string): Target {
+  let target: string | undefined;
+  return () => {
+    target ??= createHash('sha256')
+      .update(`${method}\0${name}\0${canonicalJson(args)}\0${principal()}`)
+      .digest('base64url');
+    return target;
+  };
 }
 
 /** The capabilities a 2026-07-28 request declares in its `_meta` envelope; `undefined` on a 2025 request. */

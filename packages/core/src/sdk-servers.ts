@@ -175,7 +175,7 @@ export class SdkServerBuilder {
     handler: (round: InputRound | undefined) => Promise<T>,
   ): Promise<T | Awaited<ReturnType<typeof runRound>>> {
     if (mcp.mcpReq.envelope === undefined) return handler(undefined);
-    const target = requestTarget(mcp.mcpReq.method, name, args, this.#principal(mcp.http?.authInfo));
+    const target = requestTarget(mcp.mcpReq.method, name, args, () => this.#principal(mcp.http?.authInfo));
     try {
       return await runRound(mcp, target, this.#codec, this.#options.maxRounds, handler);
     } catch (error) {
@@ -188,7 +188,7 @@ export class SdkServerBuilder {
   /** Serves a task tool's call from a client of the tasks extension (see tasks.ts). */
   async #serveTask(mcp: ServerContext, name: string, args: unknown, tasks: Tasks, invoke: InvokeTool) {
     const principal = this.#principal(mcp.http?.authInfo);
-    const target = requestTarget(mcp.mcpReq.method, name, args, principal);
+    const target = requestTarget(mcp.mcpReq.method, name, args, () => principal);
     try {
       return await tasks.call(
         mcp,

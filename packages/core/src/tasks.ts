@@ -24,6 +24,7 @@ import {
   nextRound,
   protocolAnswer,
   type RoundCodec,
+  type Target,
   verifiedState,
 } from './input-required.js';
 import type { Logger } from './logger.js';
@@ -132,7 +133,7 @@ export class Tasks {
   async call(
     mcp: ServerContext,
     principal: string,
-    round: { readonly target: string; readonly codec: RoundCodec; readonly maxRounds: number },
+    round: { readonly target: Target; readonly codec: RoundCodec; readonly maxRounds: number },
     invoke: InvokeTool,
   ): Promise<CallToolResult | InputRequiredResult | Record<string, unknown>> {
     const state = verifiedState(mcp, round.target, round.maxRounds);
