@@ -376,7 +376,7 @@ class Server implements PierServer {
     if (!isTransport(transport) && !(TRANSPORT_NAMES as readonly unknown[]).includes(transport)) {
       throw new PierError(
         'UNKNOWN_TRANSPORT',
-        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}, or a transport object such as httpTransport(options)`,
+        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}`,
       );
     }
     if (this.#closing) {

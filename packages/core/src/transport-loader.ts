@@ -20,7 +20,7 @@ export async function loadHttpTransport(options: Record<string, unknown>): Promi
     if (!isPackageMissing(error)) throw error;
     throw new PierError(
       'TRANSPORT_NOT_INSTALLED',
-      `listen({ transport: 'streamable-http' }) needs the ${PACKAGE} package: install it (npm install ${PACKAGE}), or import httpTransport from it and pass listen(httpTransport(options))`,
+      `listen({ transport: 'streamable-http' }) needs the ${PACKAGE} package: install ${PACKAGE} (npm install ${PACKAGE})`,
       { cause: error },
     );
   }
