@@ -141,7 +141,7 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     expect(result.structuredContent).toEqual({ action: 'decline', content: null });
   });
 
-  it('rejects with a MissingClientCapabilityError, naming the capability, when the client did not declare it', async () => {
+  it('rejects with CLIENT_REQUEST_UNAVAILABLE, naming the capability, when the client did not declare it', async () => {
     thrown.length = 0;
     const client = await connect(era, {});
     const sampled = await client.callTool({ name: 'summarize', arguments: { text: 'x' } });
@@ -156,9 +156,13 @@ describe.each(['legacy', 'legacy 2025-06-18'] as const)('over %s', (era) => {
     });
     expect(thrown).toHaveLength(2);
     for (const error of thrown) {
-      expect(error).toBeInstanceOf(MissingClientCapabilityError);
       expect(error).toBeInstanceOf(PierError);
-      expect((error as PierError).code).toBe('MISSING_CLIENT_CAPABILITY');
+      expect((error as PierError).code).toBe('CLIENT_REQUEST_UNAVAILABLE');
+      // …and, more precisely, the missing-capability error, which says what is missing.
+      expect(error).toBeInstanceOf(MissingClientCapabilityError);
+      expect((error as MissingClientCapabilityError).requiredCapabilities).toEqual(
+        (error as Error).message.includes('sampling') ? { sampling: {} } : { elicitation: {} },
+      );
     }
   });
 

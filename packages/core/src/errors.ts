@@ -12,8 +12,7 @@
  * | `TRANSPORT_NOT_INSTALLED` | `listen({ transport: 'streamable-http' })` without `@pier/transport-http` installed |
  * | `ALREADY_LISTENING` | a second `listen()` on one server |
  * | `SERVER_CLOSED` | `listen()` after `close()`; `onClose()` once the close hooks started running |
- * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` when no channel reaches the client (a stateless 2025-era HTTP request) |
- * | `MISSING_CLIENT_CAPABILITY` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` for a capability the client did not declare (a {@link MissingClientCapabilityError}) |
+ * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` when the client cannot be asked: it did not declare the capability (then the error is a {@link MissingClientCapabilityError}), or nothing reaches it (a stateless 2025-era HTTP request) |
  */
 export type PierErrorCode =
   | 'DECLARATION_INVALID'
@@ -25,8 +24,7 @@ export type PierErrorCode =
   | 'TRANSPORT_NOT_INSTALLED'
   | 'ALREADY_LISTENING'
   | 'SERVER_CLOSED'
-  | 'CLIENT_REQUEST_UNAVAILABLE'
-  | 'MISSING_CLIENT_CAPABILITY';
+  | 'CLIENT_REQUEST_UNAVAILABLE';
 
 /**
  * The one error class of `@pier/core` (each Pier package has its own, all with a stable string `code`). `code` is stable across versions; `message` is for humans.
@@ -79,7 +77,9 @@ export class MissingClientCapabilityError extends PierError {
   readonly requiredCapabilities: Readonly<Record<string, object>>;
 
   constructor(requiredCapabilities: Readonly<Record<string, object>>, message: string) {
-    super('MISSING_CLIENT_CAPABILITY', message);
+    // The code of every "cannot ask the client" error, as before this class existed; the class tells this
+    // case apart and carries what is missing.
+    super('CLIENT_REQUEST_UNAVAILABLE', message);
     this.requiredCapabilities = requiredCapabilities;
   }
 }

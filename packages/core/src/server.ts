@@ -155,6 +155,12 @@ export interface PierServer extends TransportHost {
    */
   notifyResourceUpdated(uri: string): Promise<void>;
   /**
+   * Calls `listener(uri)` on every resource update the server hears on its event bus (its own
+   * `notifyResourceUpdated`, and other replicas' on a shared bus). Returns the function that stops it; a
+   * listener that throws is logged and stops no one.
+   */
+  onResourceUpdated(listener: (uri: string) => void): () => void;
+  /**
    * Scans the `skills` folder (or `SkillFiles`) again and serves the new catalog; the first call loads it.
    * When the list of skills changed, every client hears `notifications/resources/list_changed` (through
    * the event bus). Rejects with `OPTIONS_INVALID` when the server has no `skills`, or they fail to load.
@@ -366,6 +372,17 @@ class Server implements PierServer {
 
   onClose(hook: CloseHook): () => void {
     return this.#closeHooks.add(hook, this.logger, 'onClose');
+  }
+
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    return this.events.subscribe((event) => {
+      if (event.kind !== 'resource_updated') return;
+      try {
+        listener(event.uri);
+      } catch (error) {
+        this.logger.warn('resource update not forwarded', { uri: event.uri, error: messageOf(error) });
+      }
+    });
   }
 
   async listen(options: ListenOptions | PierTransport = {}): Promise<ListenResult> {

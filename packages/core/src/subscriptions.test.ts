@@ -196,6 +196,32 @@ describe('a server that never saw initialize (how stateless HTTP serves each req
 });
 
 describe('for transports that deliver updates their own way', () => {
+  it('onResourceUpdated hears every announced URI until stopped; a failing listener stops no one', async () => {
+    const lines: string[] = [];
+    const server = createServer(
+      defineServer({
+        name: 'watched',
+        version: '1.0.0',
+        resources: [
+          defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
+        ],
+      }),
+      { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
+    );
+    const heard: string[] = [];
+    const stopFailing = server.onResourceUpdated(() => {
+      throw new Error('listener broke');
+    });
+    const stop = server.onResourceUpdated((uri) => heard.push(uri));
+    await server.notifyResourceUpdated('app://status');
+    await server.notifyResourceUpdated('users://7');
+    stop();
+    stopFailing();
+    await server.notifyResourceUpdated('app://status');
+    expect(heard).toEqual(['app://status', 'users://7']);
+    expect(lines.join('')).toMatch(/WARN .*resource update not forwarded .*listener broke/);
+  });
+
   it('server.events hears every announced URI until unsubscribed; a failing listener stops no one', async () => {
     const lines: string[] = [];
     const server = createServer(
