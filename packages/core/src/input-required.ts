@@ -96,8 +96,12 @@ export class InputRound {
 
   /** Calls `listener` once the handler has asked something it has no answer for (at once if it has). */
   whenStalled(listener: () => void): void {
-    if (this.#isStalled) listener();
-    else (this.#onStall ??= []).push(listener);
+    if (this.#isStalled) {
+      listener();
+      return;
+    }
+    this.#onStall ??= [];
+    this.#onStall.push(listener);
   }
 
   /** The key of the next ask of `kind` when the handler gives none: `elicit-0`, `sample-1`… by kind. */
