@@ -1,5 +1,8 @@
 // The MCP server: tools to add, list, search and delete notes, a resource per note plus an index,
 // a prompt that asks the model to summarize notes, and a tool that reports the configuration.
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { configReport } from '@pier/config';
 import {
   type CreateServerOptions,
@@ -65,8 +68,13 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
   return createServer(NotesServer, deps, {
     ...options,
     plugins: [health, ...auth, ...(options.plugins ?? [])],
+    // One skill (skills/notes/SKILL.md, beside dist/) teaching a model how to use this server.
+    skills: SKILLS_DIR,
   });
 }
+
+/** The skills the server ships (the skills extension serves them as `skill://notes/…`). */
+export const SKILLS_DIR = fileURLToPath(new URL('../skills', import.meta.url));
 
 /** The scopes of the notes (checked only when auth is on: AUTH_ISSUER and AUTH_RESOURCE). */
 const READ = 'notes:read';
@@ -152,6 +160,43 @@ class NotesServer {
     }
     if (!(await this.#store.delete(id))) throw new Error(`no note with id "${id}"`);
     return `deleted note ${id}`;
+  }
+
+  @Tool({
+    name: 'export_notes',
+    description:
+      'Write every note into one archive file (JSON Lines) in the data directory and answer its path; a task for clients of the tasks extension (poll it, cancel it)',
+    task: 'optional',
+    scopes: [READ],
+  })
+  async exportNotes(_args: Record<string, never>, ctx: ToolContext) {
+    const notes = this.#store.list();
+    const file = join(this.#store.dataDir, `export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const partial = `${file}.partial`;
+    let done = false;
+    const handle = await open(partial, 'w');
+    try {
+      for (const [index, note] of notes.entries()) {
+        ctx.signal.throwIfAborted();
+        // One durable line per note: a crash or a cancel never leaves a file that looks finished.
+        await handle.write(`${JSON.stringify(note)}\n`);
+        await handle.sync();
+        await ctx.reportProgress(index + 1, {
+          total: notes.length,
+          message: `${index + 1} of ${notes.length} notes`,
+        });
+      }
+      await handle.close();
+      ctx.signal.throwIfAborted();
+      await rename(partial, file);
+      done = true;
+      return { file, notes: notes.length };
+    } finally {
+      if (!done) {
+        await handle.close().catch(() => undefined);
+        await rm(partial, { force: true });
+      }
+    }
   }
 
   @Tool({

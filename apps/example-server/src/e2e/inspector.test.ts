@@ -68,7 +68,14 @@ describe(`MCP Inspector ${INSPECTOR_VERSION} --cli`, () => {
 
       const listed = await inspect(app.url, ['--method', 'tools/list']);
       const tools = (listed.result.tools as { name: string }[]).map((tool) => tool.name).sort();
-      expect(tools).toEqual(['add_note', 'delete_note', 'list_notes', 'search_notes', 'show_config']);
+      expect(tools).toEqual([
+        'add_note',
+        'delete_note',
+        'export_notes',
+        'list_notes',
+        'search_notes',
+        'show_config',
+      ]);
 
       const added = await inspect(app.url, [
         '--protocol-era',

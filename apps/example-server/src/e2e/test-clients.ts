@@ -134,6 +134,7 @@ export async function runNotesScenario(client: AnyClient, label: string): Promis
   expect(tools.map((tool) => tool.name).sort()).toEqual([
     'add_note',
     'delete_note',
+    'export_notes',
     'list_notes',
     'search_notes',
     'show_config',
