@@ -4,10 +4,11 @@
 // Example: pnpm profile pier modern 5
 // <what> `boot` profiles start-up only: spawn to ready, then a clean exit.
 // `pnpm profile startup` instead times the imports a Pier server makes, each in fresh processes.
+// `pier=PROGRAM` profiles another build's server program (as in `pnpm ab`), say a checkout before a change.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
@@ -27,16 +28,18 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-const [id = 'pier', what = 'modern', secondsArg = '5'] = process.argv.slice(2);
+const [server = 'pier', what = 'modern', secondsArg = '5'] = process.argv.slice(2);
+const [id = 'pier', program] = server.split('=');
 if (id === 'startup') {
   console.log(importCosts());
   process.exit(0);
 }
-const spec = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
-if (!spec)
+const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
+if (!base)
   throw new Error(
     `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
   );
+const spec = program === undefined ? base : { ...base, program: resolve(program) };
 const scenario: Scenario | undefined =
   what === 'boot' ? undefined : what.startsWith('/') ? { get: what } : { era: what as Era };
 

@@ -1,16 +1,10 @@
 // Renders bench/RESULTS.md from one run's results: every figure with its spread, its ratio against
 // the reference measured in the same run, and the issue's target next to it.
 
-import { median, pairedRatios, spread } from './harness/stats.js';
+import { fixed, int, kib, mib, ms, range, ratioText } from './format.js';
+import { median, pairedRatios } from './harness/stats.js';
 import type { BenchResults } from './run.js';
-
-type Verdict = 'met' | 'missed' | 'not measured';
-
-interface TargetRow {
-  readonly target: string;
-  readonly figure: string;
-  readonly verdict: Verdict;
-}
+import { targetSections, verdictText } from './targets.js';
 
 export function renderReport(results: BenchResults): string {
   const { meta } = results;
@@ -34,14 +28,15 @@ export function renderReport(results: BenchResults): string {
     '- Where a target is missed, [PROFILE.md](./PROFILE.md) says where the time goes (written by hand from `pnpm profile`).',
     `- Whole run: ${meta.durationSeconds} s. Raw samples: \`bench/results/latest.json\` (not committed).`,
     '',
-    '## Targets (issue 6)',
-    '',
-    '| target | figure | verdict |',
-    '|---|---|---|',
-    ...targets(results).map(
-      (row) => `| ${row.target} | ${row.figure} | ${row.verdict === 'met' ? 'met' : `**${row.verdict}**`} |`,
-    ),
-    '',
+    ...targetSections(results).flatMap(({ title, intro, rows }) => [
+      `## ${title}`,
+      '',
+      ...(intro === undefined ? [] : [intro, '']),
+      '| target | figure | verdict |',
+      '|---|---|---|',
+      ...rows.map((row) => `| ${row.target} | ${row.figure} | ${verdictText(row)} |`),
+      '',
+    ]),
     ...toolCalls(results),
     ...health(results),
     ...coldStart(results),
@@ -83,137 +78,82 @@ function alignTables(lines: readonly string[]): string[] {
   return out;
 }
 
-function targets(results: BenchResults): TargetRow[] {
-  const rps = (key: string): number[] => (results.throughput[key] ?? []).map((s) => s.rps);
-  const ratioRow = (target: string, a: string, b: string, atLeast: number): TargetRow => {
-    const ratios = pairedRatios(rps(a), rps(b));
-    if (ratios.length === 0) return { target, figure: `${a} / ${b}: not measured`, verdict: 'not measured' };
-    const cpu = (key: string): string =>
-      int(median((results.throughput[key] ?? []).map((s) => s.cpuUsPerRequest)));
-    return {
-      target,
-      figure:
-        `${a} / ${b} = ${ratioText(ratios)} (${int(median(rps(a)))} vs ${int(median(rps(b)))} req/s; ` +
-        `server CPU per request ${cpu(a)} vs ${cpu(b)} µs)`,
-      verdict: median(ratios) >= atLeast ? 'met' : 'missed',
-    };
-  };
-  const rows: TargetRow[] = [
-    ratioRow('Pier tools/call ≥ 1.0× bare SDK v2 (2026-07-28)', 'pier modern', 'sdk-v2 modern', 1),
-    ratioRow('Pier tools/call ≥ 1.0× bare SDK v2 (2025-era, stateless)', 'pier legacy', 'sdk-v2 legacy', 1),
-    ratioRow(
-      'Pier tools/call ≥ 2× best peer (fastmcp, 2025-era sessionful, same mode)',
-      'pier-sessions legacy',
-      'fastmcp legacy',
-      2,
-    ),
-    ratioRow(
-      'Pier tools/call ≥ 2× best peer (Pier stateless default vs fastmcp default)',
-      'pier legacy',
-      'fastmcp legacy',
-      2,
-    ),
-    ratioRow(
-      'Pier /health/live ≥ 0.85× raw node:http',
-      'pier GET /health/live',
-      'raw GET /health/live',
-      0.85,
-    ),
-    ratioRow(
-      'Pier /health/ready (cached) ≥ 0.8× raw node:http',
-      'pier GET /health/ready',
-      'raw GET /health/ready',
-      0.8,
-    ),
-  ];
-  for (const id of ['pier', 'pier-sessions']) {
-    const target = `cold start to ready ≤ 1.5× raw node:http (${id})`;
-    const ours = results.coldStart[id]?.readyMs ?? [];
-    const raw = results.coldStart.raw?.readyMs ?? [];
-    const ratios = pairedRatios(ours, raw);
-    rows.push(
-      ratios.length === 0
-        ? { target, figure: 'not measured', verdict: 'not measured' }
-        : {
-            target,
-            figure: `${ms(median(ours))} vs ${ms(median(raw))} = ${ratioText(ratios)}`,
-            verdict: median(ratios) <= 1.5 ? 'met' : 'missed',
-          },
-    );
-  }
-  const sessions = results.memory['pier-sessions'] ?? [];
-  rows.push(
-    sessions.length === 0
-      ? { target: 'sessionful idle session ≤ 16 KiB RSS', figure: 'not measured', verdict: 'not measured' }
-      : {
-          target: 'sessionful idle session ≤ 16 KiB RSS',
-          figure:
-            `${kib(median(sessions.map((s) => s.rssBytesPerSession)))} RSS idle ` +
-            `(${kib(median(sessions.map((s) => s.rssBytesPerSessionImmediate)))} right after opening), ` +
-            `${kib(median(sessions.map((s) => s.heapBytesPerSession)))} heap used per session`,
-          verdict: median(sessions.map((s) => s.rssBytesPerSession)) <= 16 * 1024 ? 'met' : 'missed',
-        },
-  );
-  const calls = results.stampede.flatMap((s) => Object.values(s.callsPerCheck));
-  rows.push(
-    calls.length === 0
-      ? { target: 'stampede: exactly one call per check', figure: 'not measured', verdict: 'not measured' }
-      : {
-          target: 'stampede: exactly one call per check',
-          figure: results.stampede.map((s) => JSON.stringify(s.callsPerCheck)).join(', '),
-          verdict: calls.every((n) => n === 1) ? 'met' : 'missed',
-        },
-  );
-  rows.push(
-    'skipped' in results.footprint
-      ? {
-          target: 'core + transport-http + plugin-health install ≤ 12 packages',
-          figure: 'not measured',
-          verdict: 'not measured',
-        }
-      : {
-          target: 'core + transport-http + plugin-health install ≤ 12 packages',
-          figure: `${results.footprint.pier.packages.length} packages, ${mib(results.footprint.pier.bytes)}`,
-          verdict: results.footprint.pier.packages.length <= 12 ? 'met' : 'missed',
-        },
-  );
-  return rows;
-}
-
 function toolCalls(results: BenchResults): string[] {
   const lines = [
     '## tools/call `echo`, 50 connections',
     '',
     '"modern" is the 2026-07-28 request (per-request `_meta` envelope, no session); "legacy" is 2025-11-25 ' +
       '(stateless servers: `MCP-Protocol-Version` header only; sessionful servers: one session per connection, ' +
-      'opened before the clock starts); "canned" is the ceiling, which answers any POST without parsing it.',
+      'opened before the clock starts); "canned" is the ceiling, which answers any POST without parsing it; ' +
+      '"input-required" is one round of the two-round exchange (below). The ratios are of req/s, each the ' +
+      'median of per-run ratios against the same era on the SDK v2, on the hand-written server (`hand`), and ' +
+      'against the canned answer.',
     '',
-    '| server | era | req/s | spread | p50 ms | p99 ms | server CPU µs/call | vs SDK v2, same era | errors, non-2xx |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| server | era | req/s | spread | p50 ms | p99 ms | server CPU µs/call | vs SDK v2, same era | vs hand-written, same era | vs canned | errors, non-2xx |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const versus = (samples: readonly { rps: number }[], key: string): string => {
+    const reference = results.throughput[key];
+    return reference
+      ? ratioText(
+          pairedRatios(
+            samples.map((s) => s.rps),
+            reference.map((s) => s.rps),
+          ),
+        )
+      : '';
+  };
   for (const [key, samples] of Object.entries(results.throughput)) {
     if (key.includes(' GET ')) continue;
     const [id, era] = key.split(' ') as [string, string];
-    const reference = results.throughput[`sdk-v2 ${era}`];
-    const versus =
-      reference && id !== 'sdk-v2'
-        ? ratioText(
-            pairedRatios(
-              samples.map((s) => s.rps),
-              reference.map((s) => s.rps),
-            ),
-          )
-        : '';
+    const sameEra = era === 'modern' || era === 'legacy';
+    const rps = samples.map((s) => s.rps);
     lines.push(
-      `| ${labelOf(results, id)} | ${era} | ${int(median(samples.map((s) => s.rps)))} | ${range(
-        samples.map((s) => s.rps),
-        int,
-      )} | ` +
+      `| ${labelOf(results, id)} | ${era} | ${int(median(rps))} | ${range(rps, int)} | ` +
         `${fixed(1)(median(samples.map((s) => s.p50Ms)))} | ${fixed(1)(median(samples.map((s) => s.p99Ms)))} | ` +
-        `${int(median(samples.map((s) => s.cpuUsPerRequest)))} | ${versus} | ${errorsOf(samples)} |`,
+        `${int(median(samples.map((s) => s.cpuUsPerRequest)))} | ` +
+        `${sameEra && id !== 'sdk-v2' ? versus(samples, `sdk-v2 ${era}`) : ''} | ` +
+        `${sameEra && id !== 'hand' ? versus(samples, `hand ${era}`) : ''} | ` +
+        `${id !== 'raw' ? versus(samples, 'raw canned') : ''} | ${errorsOf(samples)} |`,
     );
   }
-  return [...lines, ''];
+  return [...lines, '', ...inputRequired(results)];
+}
+
+/** The two-round exchange against a plain 2026-07-28 call on the same server, per run. */
+function inputRequired(results: BenchResults): string[] {
+  const rounds = results.throughput['pier-ask input-required'];
+  const plain = results.throughput['pier-ask modern'];
+  if (!rounds || !plain) return [];
+  const cpu = (samples: readonly { cpuUsPerRequest: number }[]): number[] =>
+    samples.map((s) => s.cpuUsPerRequest);
+  const lines = [
+    '## Input-required exchange (2026-07-28), 50 connections',
+    '',
+    'Every connection repeats the exchange: round one calls `confirm_echo` (it asks once with `ctx.elicit`) and is ' +
+      'answered `input_required`; the load generator reads the `requestState` and the question key from that ' +
+      'answer and sends round two with `{ action: "accept", content: { confirm: true } }`, answered with the echo ' +
+      '(every answer checked; a wrong one counts as an error). Server CPU is per round (one HTTP request); an ' +
+      'exchange is two rounds.',
+    '',
+    '| run | plain call µs | µs per round | µs per exchange | round / plain call | rounds/s | plain calls/s |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const [i, sample] of rounds.entries()) {
+    const base = plain[i];
+    if (!base) continue;
+    lines.push(
+      `| ${i + 1} | ${int(base.cpuUsPerRequest)} | ${int(sample.cpuUsPerRequest)} | ${int(2 * sample.cpuUsPerRequest)} | ` +
+        `${fixed(2)(sample.cpuUsPerRequest / base.cpuUsPerRequest)}× | ${int(sample.rps)} | ${int(base.rps)} |`,
+    );
+  }
+  const ratios = pairedRatios(cpu(rounds), cpu(plain));
+  lines.push(
+    `| median | ${int(median(cpu(plain)))} | ${int(median(cpu(rounds)))} | ${int(2 * median(cpu(rounds)))} | ` +
+      `${ratioText(ratios)} | ${int(median(rounds.map((s) => s.rps)))} | ${int(median(plain.map((s) => s.rps)))} |`,
+    '',
+  );
+  return lines;
 }
 
 function health(results: BenchResults): string[] {
@@ -368,37 +308,4 @@ function errorsOf(samples: readonly { errors: number; timeouts: number; non2xx: 
   const errors = samples.reduce((sum, s) => sum + s.errors + s.timeouts, 0);
   const non2xx = samples.reduce((sum, s) => sum + s.non2xx, 0);
   return `${errors}, ${non2xx}`;
-}
-
-function ratioText(ratios: readonly number[]): string {
-  if (ratios.length === 0) return '';
-  const { min, max } = spread(ratios);
-  return ratios.length === 1
-    ? `${fixed(2)(ratios[0]!)}×`
-    : `${fixed(2)(median(ratios))}× (${fixed(2)(min)}–${fixed(2)(max)})`;
-}
-
-function range(samples: readonly number[], format: (n: number) => string): string {
-  const { min, max } = spread(samples);
-  return samples.length === 1 ? '—' : `${format(min)}–${format(max)}`;
-}
-
-function fixed(digits: number): (n: number) => string {
-  return (n) => n.toFixed(digits);
-}
-
-function int(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
-
-function ms(n: number): string {
-  return `${n.toFixed(0)} ms`;
-}
-
-function kib(bytes: number): string {
-  return `${(bytes / 1024).toFixed(1)} KiB`;
-}
-
-function mib(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -93,7 +93,7 @@ const stampedes: StampedeSample[] = [];
 
 for (let round = 0; round < plan.runs; round += 1) {
   log(`round ${round + 1} of ${plan.runs}`);
-  for (const spec of runnable) {
+  for (const spec of runnable.filter((s) => s.noColdStart === undefined)) {
     const cold = coldStart[spec.id] ?? { liveMs: [], readyMs: [] };
     coldStart[spec.id] = cold;
     for (let i = 0; i < plan.coldStartsPerRun; i += 1) {
@@ -198,7 +198,13 @@ function scenarioGroups(specs: readonly ServerSpec[]): Measurement[][] {
   };
   for (const spec of specs) {
     for (const era of spec.eras) {
-      const group = era === 'legacy' ? `legacy ${spec.sessionful ? 'sessionful' : 'stateless'}` : era;
+      // The input-required exchange is compared with a plain 2026-07-28 call: measured back to back.
+      const group =
+        era === 'legacy'
+          ? `legacy ${spec.sessionful ? 'sessionful' : 'stateless'}`
+          : era === 'input-required'
+            ? 'modern'
+            : era;
       add(group, { spec, key: `${spec.id} ${era}`, scenario: { era } });
     }
     if (spec.healthLoad) {

@@ -25,13 +25,16 @@ describe('pnpm bench --smoke', () => {
     const results = JSON.parse(readFileSync(json, 'utf8')) as BenchResults;
 
     const ran = results.servers.filter((s) => s.skipped === undefined).map((s) => s.id);
-    expect(ran).toEqual(expect.arrayContaining(['raw', 'sdk-v2', 'sdk-v1', 'pier', 'pier-sessions']));
+    expect(ran).toEqual(
+      expect.arrayContaining(['raw', 'hand', 'sdk-v2', 'sdk-v1', 'pier', 'pier-sessions', 'pier-ask']),
+    );
     expect(results.verifications.filter((v) => !v.ok)).toEqual([]);
     for (const id of ran) {
       const checks = results.verifications.filter((v) => v.server === id).map((v) => v.check);
       expect(checks, id).toContainEqual(expect.stringMatching(/^tools\/call echo/));
       expect(checks, id).toContain('GET /health');
-      expect(results.coldStart[id]?.readyMs.length, id).toBe(1);
+      // pier-ask is Pier's program again, started only for the input-required exchange.
+      expect(results.coldStart[id]?.readyMs.length, id).toBe(id === 'pier-ask' ? undefined : 1);
     }
 
     const loads = Object.entries(results.throughput);
@@ -42,6 +45,10 @@ describe('pnpm bench --smoke', () => {
         'pier-sessions legacy',
         'sdk-v2 modern',
         'raw canned',
+        'hand modern',
+        'hand legacy',
+        'pier-ask modern',
+        'pier-ask input-required',
       ]),
     );
     for (const [key, [sample]] of loads) {
@@ -58,6 +65,9 @@ describe('pnpm bench --smoke', () => {
 
     const report = readFileSync(out, 'utf8');
     expect(report).toContain('## Targets (issue 6)');
+    expect(report).toContain('## Targets (issue 16, performance)');
+    expect(report).toContain('## Targets (issue 22)');
+    expect(report).toContain('## Input-required exchange (2026-07-28)');
     expect(report).toContain('smoke mode');
     expect(report).not.toContain('NaN');
   });

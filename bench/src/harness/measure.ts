@@ -5,7 +5,17 @@ import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadAnswer, LoadJob, LoadRequest, LoadResult } from '../load/loader.js';
-import { ECHO_TEXT, type Era, echoedText, echoRequest, openSession, parseRpc } from '../load/requests.js';
+import {
+  askingRetry,
+  ECHO_TEXT,
+  type Era,
+  echoedText,
+  echoRequest,
+  inputRequired,
+  type McpRequest,
+  openSession,
+  parseRpc,
+} from '../load/requests.js';
 import { type RunningServer, startServer } from './process.js';
 import type { ServerSpec } from './servers.js';
 
@@ -100,12 +110,18 @@ export async function verify(server: RunningServer): Promise<Verification[]> {
     await record(`tools/call echo (${era})`, async () => {
       const sessionId =
         spec.sessionful && era === 'legacy' ? await openSession(`${server.base}/mcp`) : undefined;
-      const { headers, body } = echoRequest(era, 42, sessionId);
-      const response = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body });
-      const text = await response.text();
-      if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
-      const echoed = echoedText(parseRpc(response.headers.get('content-type'), text));
-      return echoed === ECHO_TEXT ? undefined : `echoed ${JSON.stringify(echoed)}: ${text.slice(0, 200)}`;
+      let answer = await post(server, echoRequest(era, 42, sessionId));
+      if (typeof answer === 'string') return answer;
+      if (era === 'input-required') {
+        const next = inputRequired(answer.message);
+        if (next === undefined) return `round one was not input_required: ${answer.text.slice(0, 200)}`;
+        answer = await post(server, askingRetry(43, next.key, next.requestState));
+        if (typeof answer === 'string') return answer;
+      }
+      const echoed = echoedText(answer.message);
+      return echoed === ECHO_TEXT
+        ? undefined
+        : `echoed ${JSON.stringify(echoed)}: ${answer.text.slice(0, 200)}`;
     });
   }
   for (const path of new Set(['/health', spec.live, spec.ready])) {
@@ -118,6 +134,17 @@ export async function verify(server: RunningServer): Promise<Verification[]> {
     });
   }
   return checks;
+}
+
+/** POSTs one MCP request; its JSON-RPC answer, or what went wrong. */
+async function post(
+  server: RunningServer,
+  { headers, body }: McpRequest,
+): Promise<{ message: unknown; text: string } | string> {
+  const response = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body });
+  const text = await response.text();
+  if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+  return { message: parseRpc(response.headers.get('content-type'), text), text };
 }
 
 /** Memory of one idle 2025-era session, from `count` sessions opened in a fresh server. */

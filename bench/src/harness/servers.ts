@@ -11,10 +11,12 @@ export const PEERS_DIR = join(here, '..', '..', 'peers');
 
 export type ServerId =
   | 'raw'
+  | 'hand'
   | 'sdk-v2'
   | 'sdk-v1'
   | 'pier'
   | 'pier-sessions'
+  | 'pier-ask'
   | 'fastmcp'
   | 'pier-otel'
   | 'pier-otel-sdk'
@@ -37,6 +39,8 @@ export interface ServerSpec {
   readonly healthLoad: boolean;
   /** Counts health-check calls (the stampede test). */
   readonly countsChecks: boolean;
+  /** Not cold-started (the same program as another server, started only to be loaded). */
+  readonly noColdStart?: true;
 }
 
 export const SERVERS: readonly ServerSpec[] = [
@@ -49,6 +53,17 @@ export const SERVERS: readonly ServerSpec[] = [
     live: '/health/live',
     ready: '/health/ready',
     healthLoad: true,
+    countsChecks: false,
+  },
+  {
+    id: 'hand',
+    label: 'hand-written JSON-RPC on node:http, zod, no SDK (practical ceiling)',
+    program: join(SERVERS_DIR, 'hand.js'),
+    eras: ['modern', 'legacy'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
     countsChecks: false,
   },
   {
@@ -95,6 +110,19 @@ export const SERVERS: readonly ServerSpec[] = [
     ready: '/health/ready',
     healthLoad: false,
     countsChecks: true,
+  },
+  {
+    id: 'pier-ask',
+    label: 'Pier, stateless, plus a tool that asks once (`ctx.elicit`)',
+    program: join(SERVERS_DIR, 'pier.js'),
+    env: { BENCH_INPUT_REQUIRED: '1' },
+    eras: ['modern', 'input-required'],
+    sessionful: false,
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: false,
+    noColdStart: true,
   },
   {
     id: 'fastmcp',

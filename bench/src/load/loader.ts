@@ -2,7 +2,16 @@
 // of connections for a fixed time. Every request carries a fresh JSON-RPC id; sessionful servers get
 // one 2025-era session per connection, opened before the clock starts, used round-robin.
 import autocannon from 'autocannon';
-import { type Era, echoRequest, openSession } from './requests.js';
+import {
+  askingCall,
+  askingRetry,
+  ECHO_TEXT,
+  type Era,
+  echoRequest,
+  inputRequired,
+  type McpRequest,
+  openSession,
+} from './requests.js';
 
 export interface LoadJob {
   readonly base: string;
@@ -22,6 +31,7 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly non2xx: number;
+  /** Connection errors, plus (input-required) exchanges whose answer was not what the round expects. */
   readonly errors: number;
   readonly timeouts: number;
 }
@@ -51,24 +61,28 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     sessionIds.push(...(await Promise.all(opening)));
   }
   let nextId = 1;
+  const post = (build: (id: number) => McpRequest) => (request: autocannon.Request) => {
+    const { headers, body } = build(nextId++);
+    return { ...request, headers, body };
+  };
+  const wrong = { answers: 0 };
   const result = await autocannon({
     url: job.base,
     connections: job.connections,
     duration: job.seconds,
     timeout: 10,
-    requests: [
+    requests:
       era === undefined
-        ? { method: 'GET', path: job.path }
-        : {
-            method: 'POST',
-            path: job.path,
-            setupRequest: (request) => {
-              const id = nextId++;
-              const { headers, body } = echoRequest(era, id, sessionIds[id % sessionIds.length]);
-              return { ...request, headers, body };
-            },
-          },
-    ],
+        ? [{ method: 'GET', path: job.path }]
+        : era === 'input-required'
+          ? inputRequiredExchange(job.path, post, wrong)
+          : [
+              {
+                method: 'POST',
+                path: job.path,
+                setupRequest: post((id) => echoRequest(era, id, sessionIds[id % sessionIds.length])),
+              },
+            ],
   });
   return {
     requests: result.requests.total,
@@ -77,7 +91,50 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
-    errors: result.errors,
+    errors: result.errors + wrong.answers,
     timeouts: result.timeouts,
   };
+}
+
+/**
+ * The two rounds of a 2026-07-28 input-required exchange, on every connection in turn: round one is
+ * answered `input_required`; its `requestState` and question key (kept in the connection's context)
+ * make round two, answered with the echo. A round whose answer is not what it should be counts as an
+ * error; a round two without a state restarts the exchange.
+ */
+const ECHOED = JSON.stringify({ type: 'text', text: ECHO_TEXT });
+
+function inputRequiredExchange(
+  path: string,
+  post: (build: (id: number) => McpRequest) => (request: autocannon.Request) => autocannon.Request,
+  wrong: { answers: number },
+): autocannon.Request[] {
+  type Round = { key?: string | undefined; requestState?: string | undefined };
+  return [
+    {
+      method: 'POST',
+      path,
+      setupRequest: post(askingCall),
+      onResponse: (status, body, context: Round) => {
+        const next = status === 200 ? inputRequired(JSON.parse(body)) : undefined;
+        if (next === undefined) wrong.answers += 1;
+        context.key = next?.key;
+        context.requestState = next?.requestState;
+      },
+    },
+    {
+      method: 'POST',
+      path,
+      setupRequest: (request, context: Round) => {
+        const { key, requestState } = context;
+        if (key === undefined || requestState === undefined) return undefined as never;
+        return post((id) => askingRetry(id, key, requestState))(request);
+      },
+      onResponse: (status, body) => {
+        if (status !== 200 || !body.includes('"resultType":"complete"') || !body.includes(ECHOED)) {
+          wrong.answers += 1;
+        }
+      },
+    },
+  ];
 }

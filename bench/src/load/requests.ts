@@ -3,8 +3,12 @@
 // routing headers `Mcp-Method`/`Mcp-Name` beside `MCP-Protocol-Version`, and the per-request
 // `_meta` claim (protocol version, client info, client capabilities) inside `params`.
 
-/** Which request shape a measurement sends. `canned` is the raw ceiling's: any POST. */
-export type Era = 'modern' | 'legacy' | 'canned';
+/**
+ * Which request shape a measurement sends. `canned` is the raw ceiling's: any POST. `input-required` is
+ * the two-round 2026-07-28 exchange of a tool that asks once (`confirm_echo`): the call, answered
+ * `input_required` with a `requestState`, then the same call again with the answer and that state.
+ */
+export type Era = 'modern' | 'legacy' | 'canned' | 'input-required';
 
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSION = '2025-11-25';
@@ -21,23 +25,59 @@ const BOTH = 'application/json, text/event-stream';
 
 /** tools/call echo as a 2026-07-28 client sends it (no session, no initialize). */
 export function modernEcho(id: number): McpRequest {
+  return modernCall(id, 'echo', {}, {});
+}
+
+/** The tool that asks once before it echoes (Pier's bench server with BENCH_INPUT_REQUIRED=1). */
+export const ASKING_TOOL = 'confirm_echo';
+
+/** Round one of the input-required exchange: the call, from a client that declares elicitation. */
+export function askingCall(id: number): McpRequest {
+  return modernCall(id, ASKING_TOOL, { elicitation: {} }, {});
+}
+
+/** Round two: the same call with the user's answer to the question `key` and the server's state. */
+export function askingRetry(id: number, key: string, requestState: string): McpRequest {
+  return modernCall(
+    id,
+    ASKING_TOOL,
+    { elicitation: {} },
+    { inputResponses: { [key]: { action: 'accept', content: { confirm: true } } }, requestState },
+  );
+}
+
+/** What round one's answer carries for round two, or undefined if it is not an input-required result. */
+export function inputRequired(message: unknown): { key: string; requestState: string } | undefined {
+  const result = (message as { result?: Record<string, unknown> }).result;
+  if (result?.resultType !== 'input_required' || typeof result.requestState !== 'string') return undefined;
+  const [key] = Object.keys((result.inputRequests ?? {}) as object);
+  return key === undefined ? undefined : { key, requestState: result.requestState };
+}
+
+function modernCall(
+  id: number,
+  name: string,
+  clientCapabilities: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): McpRequest {
   return {
     headers: {
       'content-type': 'application/json',
       accept: BOTH,
       'mcp-protocol-version': MODERN_VERSION,
       'mcp-method': 'tools/call',
-      'mcp-name': 'echo',
+      'mcp-name': name,
     },
     body: JSON.stringify({
       method: 'tools/call',
       params: {
-        name: 'echo',
+        name,
         arguments: { text: ECHO_TEXT },
+        ...extra,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
           'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
         },
       },
       jsonrpc: '2.0',
@@ -64,8 +104,12 @@ export function legacyEcho(id: number, sessionId?: string): McpRequest {
   };
 }
 
-/** The echo request of `era`; `canned` sends the legacy shape, which the ceiling does not read. */
+/**
+ * The echo request of `era` (round one of `input-required`); `canned` sends the legacy shape, which the
+ * ceiling does not read.
+ */
 export function echoRequest(era: Era, id: number, sessionId?: string): McpRequest {
+  if (era === 'input-required') return askingCall(id);
   return era === 'modern' ? modernEcho(id) : legacyEcho(id, sessionId);
 }
 
