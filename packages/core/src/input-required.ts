@@ -244,14 +244,14 @@ export type Target = () => string;
 /**
  * Identifies the request a state belongs to: the method, what it names (tool, prompt, URI), its
  * arguments (key order ignored) and the principal, hashed so the state does not repeat the arguments.
- * Lazy and computed once: a call that asks nothing and carries no state never hashes its arguments.
+ * The arguments are read now, before the handler could change them; the hash is taken only when a state
+ * is minted or checked, so a call that asks nothing and carries no state never pays for it.
  */
 export function requestTarget(method: string, name: string, args: unknown, principal: () => string): Target {
+  const subject = `${method}\0${name}\0${canonicalJson(args)}`;
   let target: string | undefined;
   return () => {
-    target ??= createHash('sha256')
-      .update(`${method}\0${name}\0${canonicalJson(args)}\0${principal()}`)
-      .digest('base64url');
+    target ??= createHash('sha256').update(`${subject}\0${principal()}`).digest('base64url');
     return target;
   };
 }
