@@ -219,7 +219,13 @@ function scenarioGroups(specs: readonly ServerSpec[]): Measurement[][] {
 function installPeers(): void {
   if (existsSync(join(PEERS_DIR, 'node_modules', 'fastmcp'))) return;
   log('installing peer frameworks (npm ci in bench/peers)');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
+  // Under `pnpm bench`, `npm ci` here refused fastmcp's Node >= 22 declarations (EBADENGINE) although
+  // peers/.npmrc turns engine-strict off; the environment outranks every .npmrc, whatever the caller sets.
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: PEERS_DIR,
+    stdio: 'inherit',
+    env: { ...process.env, npm_config_engine_strict: 'false' },
+  });
 }
 
 function versions(): Record<string, string> {
