@@ -165,7 +165,11 @@ export async function runNotesScenario(client: AnyClient, label: string): Promis
   // The template lists every note under its title.
   expect(resources).toContainEqual(expect.objectContaining({ uri: added.uri, name: title }));
   const { resourceTemplates } = await client.listResourceTemplates();
-  expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['notes://{id}']);
+  // The notes, and the skills extension's template for the server's skill files.
+  expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+    'notes://{id}',
+    'skill://{+path}',
+  ]);
 
   const read = await client.readResource({ uri: added.uri });
   expect(read.contents[0]).toMatchObject({ uri: added.uri, mimeType: 'text/markdown' });
