@@ -195,19 +195,25 @@ describe('a server that never saw initialize (how stateless HTTP serves each req
   });
 });
 
+/** A server with one subscribable resource whose log lines are kept. */
+function loggedServer() {
+  const lines: string[] = [];
+  const server = createServer(
+    defineServer({
+      name: 'watched',
+      version: '1.0.0',
+      resources: [
+        defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
+      ],
+    }),
+    { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
+  );
+  return { server, lines };
+}
+
 describe('for transports that deliver updates their own way', () => {
   it('onResourceUpdated hears every announced URI until stopped; a failing listener stops no one', async () => {
-    const lines: string[] = [];
-    const server = createServer(
-      defineServer({
-        name: 'watched',
-        version: '1.0.0',
-        resources: [
-          defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
-        ],
-      }),
-      { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
-    );
+    const { server, lines } = loggedServer();
     const heard: string[] = [];
     const stopFailing = server.onResourceUpdated(() => {
       throw new Error('listener broke');
@@ -223,17 +229,7 @@ describe('for transports that deliver updates their own way', () => {
   });
 
   it('server.events hears every announced URI until unsubscribed; a failing listener stops no one', async () => {
-    const lines: string[] = [];
-    const server = createServer(
-      defineServer({
-        name: 'watched',
-        version: '1.0.0',
-        resources: [
-          defineResource({ name: 'status', uri: 'app://status', subscribable: true, handler: () => 'up' }),
-        ],
-      }),
-      { handleSignals: false, logStream: { write: (line: string) => lines.push(line) } },
-    );
+    const { server, lines } = loggedServer();
     const heard: string[] = [];
     const stopFailing = server.events.subscribe(() => {
       throw new Error('listener broke');
