@@ -268,6 +268,13 @@ export function notesDeclaration(plugins: readonly PierPlugin[]) {
         scopes: ['notes:read'],
         handler: () => (calls.push('notes://all'), 'all'),
       }),
+      defineResource({
+        name: 'drafts',
+        uriTemplate: 'drafts://{id}',
+        scopes: ['notes:write'],
+        list: () => ['drafts://1'],
+        handler: (uri) => (calls.push(uri.href), 'draft'),
+      }),
     ],
     prompts: [
       definePrompt({
