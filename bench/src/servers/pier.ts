@@ -11,8 +11,7 @@
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
 // `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, MCPServer, Tool, type ToolContext } from '@pier/core';
-import { authPlugin, jwt } from '@pier/plugin-auth';
+import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { otelPlugin } from '@pier/plugin-otel';
 import { benchPort, serveControl } from './common.js';
@@ -46,19 +45,21 @@ const health = healthPlugin({
 });
 
 const issuer = process.env.BENCH_AUTH_ISSUER;
-const auth =
-  issuer === undefined
-    ? []
-    : [
-        authPlugin({
-          resource: `http://127.0.0.1:${benchPort()}/mcp`,
-          authorizationServers: [issuer],
-          verifier: jwt({
-            jwksUri: `${issuer}/jwks`,
-            ...(process.env.BENCH_AUTH_CACHE === '0' && { cacheTokens: 0 }),
-          }),
-        }),
-      ];
+// Imported only when used: the other Pier figures (cold start above all) must not pay for loading it.
+const auth: PierPlugin[] = [];
+if (issuer !== undefined) {
+  const { authPlugin, jwt } = await import('@pier/plugin-auth');
+  auth.push(
+    authPlugin({
+      resource: `http://127.0.0.1:${benchPort()}/mcp`,
+      authorizationServers: [issuer],
+      verifier: jwt({
+        jwksUri: `${issuer}/jwks`,
+        ...(process.env.BENCH_AUTH_CACHE === '0' && { cacheTokens: 0 }),
+      }),
+    }),
+  );
+}
 
 const otel = process.env.BENCH_OTEL;
 if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
