@@ -169,17 +169,69 @@ describe('authorization code + PKCE with dynamic client registration', () => {
   );
 });
 
-describe('client ID metadata documents (CIMD)', () => {
-  const document = (clientId: string) =>
-    JSON.stringify({
-      client_id: clientId,
-      client_name: 'Pier CIMD client',
-      redirect_uris: [callback.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    });
+/** A client ID metadata document for a public client with the loopback redirect URI. */
+const document = (clientId: string) =>
+  JSON.stringify({
+    client_id: clientId,
+    client_name: 'Pier CIMD client',
+    redirect_uris: [callback.redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
 
+describe('step-up in the code flow', () => {
+  it.each<[Flavour, boolean]>([
+    ['v2-2026', false],
+    ['v2-legacy', true],
+  ])(
+    '%s: alice with notes:read calls add_note; the 403 sends her back to the browser for notes:write; the retry works',
+    async (flavour, sessions) => {
+      // The 401's hint asks for notes:read only, so the first login grants just that.
+      const r = await rig(as, sessions, { challengeScopes: ['notes:read'] });
+      // A CIMD client: the SDK registers a DCR client for the scope of its first request, which the AS
+      // then holds it to; a metadata document without `scope` leaves the grant to the consent.
+      const url = 'https://client.test/step-up-client.json';
+      documentBodies.set('/step-up-client.json', document(url));
+      const provider = new MemoryOAuthProvider(callback, { clientMetadataUrl: url });
+      const { client, transport } = await logInWithTransport(flavour, r.url, provider);
+      expect(provider.saved[0]?.scope).toBe('notes:read');
+      calls.length = 0;
+      let failure: unknown;
+      try {
+        await client.callTool({ name: 'add_note', arguments: {} });
+      } catch (error) {
+        failure = error;
+      }
+      // The SDK answered the 403 insufficient_scope with a new authorization request for the union.
+      expect(failure).toBeInstanceOf(UnauthorizedError);
+      expect(calls).toEqual([]);
+      expect(provider.authorizations).toHaveLength(2);
+      expect(provider.pending.searchParams.get('scope')?.split(' ').sort()).toEqual([
+        'notes:read',
+        'notes:write',
+      ]);
+      await (transport as StreamableHTTPClientTransport).finishAuth(
+        await userAgent(provider.pending, callback),
+      );
+      expect(provider.saved.at(-1)?.scope?.split(' ').sort()).toEqual(['notes:read', 'notes:write']);
+      const again = new Client(
+        { name: flavour, version: '1.0.0' },
+        flavour === 'v2-2026' ? { versionNegotiation: { mode: 'auto' } } : {},
+      );
+      await again.connect(
+        new StreamableHTTPClientTransport(new URL(r.url), { authProvider: provider as never }),
+      );
+      closers.push(() => again.close());
+      expect(await again.callTool({ name: 'add_note', arguments: {} })).toMatchObject({
+        content: [{ text: 'added' }],
+      });
+      expect(calls).toEqual(['add_note']);
+    },
+  );
+});
+
+describe('client ID metadata documents (CIMD)', () => {
   it.each<[Flavour, boolean]>([
     ['v2-2026', false],
     ['v1', true],
