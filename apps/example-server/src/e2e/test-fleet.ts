@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Client, type McpSubscription, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type ServerProcess, spawnServer } from '@pier/testing';
 import { APP_DIR, baseEnv, MAIN, START_TIMEOUT_MS, TEST_API_KEY, tempDir } from './test-app.js';
 
@@ -200,3 +201,58 @@ export async function startHaproxy(backends: readonly Replica[]): Promise<LoadBa
   }
   return { url: `http://127.0.0.1:${port}/mcp`, up, stop: () => stopChild(child) };
 }
+
+/** A client counting the change notifications it hears. */
+export interface Watcher {
+  readonly client: Client;
+  /** `uri` of every `notifications/resources/updated`, in order. */
+  readonly updates: string[];
+  /** How many `notifications/resources/list_changed` arrived. */
+  listChanged(): number;
+  /** The replica (X-Pier-Replica, set by HAProxy) that answered the `subscriptions/listen` request. */
+  listenReplica(): string | undefined;
+}
+
+/**
+ * An SDK v2 client to `url`: `modern` negotiates 2026-07-28 (listen with {@link listen}), `legacy` speaks
+ * 2025 (needs SESSIONS=true for subscriptions). Its own fetch remembers which replica held the listen.
+ */
+export async function watcher(url: string, era: 'modern' | 'legacy' = 'modern'): Promise<Watcher> {
+  const client = new Client(
+    { name: `fleet-${era}`, version: '1.0.0' },
+    { versionNegotiation: { mode: era === 'modern' ? 'auto' : 'legacy' } },
+  );
+  const updates: string[] = [];
+  let listChanged = 0;
+  let replica: string | undefined;
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    updates.push(notification.params.uri);
+  });
+  client.setNotificationHandler('notifications/resources/list_changed', () => {
+    listChanged++;
+  });
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (typeof init?.body === 'string' && init.body.includes('"subscriptions/listen"')) {
+      replica = response.headers.get('x-pier-replica') ?? undefined;
+    }
+    return response;
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch }));
+  return { client, updates, listChanged: () => listChanged, listenReplica: () => replica };
+}
+
+/** Opens `subscriptions/listen` for notes://index and the resource list; resolves once acknowledged. */
+export function listen(w: Watcher): Promise<McpSubscription> {
+  return w.client.listen({ resourceSubscriptions: ['notes://index'], resourcesListChanged: true });
+}
+
+/** Resolves once `check` holds (polled every 10 ms); fails after `ms`, naming `what`. */
+export async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited >= ms) throw new Error(`still waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
