@@ -149,7 +149,8 @@ export async function replicas(count: number, env: NodeJS.ProcessEnv): Promise<R
             ...env,
           }),
           urlPattern: /listening on (http:\/\/\S+\/mcp)/,
-          timeoutMs: START_TIMEOUT_MS,
+          // Three start at once on a shared machine: more room than one app alone gets.
+          timeoutMs: 3 * START_TIMEOUT_MS,
         });
       },
     };
