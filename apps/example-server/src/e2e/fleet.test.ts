@@ -59,6 +59,7 @@ async function call(
   url: string,
   name: string,
   args: Record<string, unknown> = {},
+  extra: { capabilities?: Record<string, unknown>; params?: Record<string, unknown> } = {},
 ): Promise<{ status: number; replica: string | null; result?: Record<string, unknown>; error?: unknown }> {
   const response = await fetch(url, {
     method: 'POST',
@@ -77,10 +78,11 @@ async function call(
       params: {
         name,
         arguments: args,
+        ...extra.params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: 'fleet-raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientCapabilities': extra.capabilities ?? {},
         },
       },
     }),
@@ -112,6 +114,30 @@ async function addNote(url: string, title: string): Promise<{ id: string; replic
   expect(answer.error).toBeUndefined();
   const { note } = structured<{ note: { id: string } }>(answer.result);
   return { id: note.id, replica: answer.replica };
+}
+
+/**
+ * delete_note confirmed across replicas: round 1 (the question, input_required with signed requestState)
+ * on `first`, round 2 (the answer) on `second`. Resolves with round 2's answer.
+ */
+async function confirmAcross(first: Replica, second: Replica) {
+  const { id } = await addNote(first.url, 'to confirm');
+  const elicitation = { capabilities: { elicitation: {} } };
+  const round1 = await call(first.url, 'delete_note', { id }, elicitation);
+  expect(round1.result).toMatchObject({ resultType: 'input_required' });
+  const round2 = await call(
+    second.url,
+    'delete_note',
+    { id },
+    {
+      ...elicitation,
+      params: {
+        inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
+        requestState: round1.result?.requestState,
+      },
+    },
+  );
+  return { id, round2 };
 }
 
 async function startFleet(env: NodeJS.ProcessEnv): Promise<Replica[]> {
@@ -184,6 +210,16 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
     expect(deleted.error).toBeUndefined();
     expect(await noteIds(r1.url)).not.toContain(id);
     expect(await noteIds(r2.url)).not.toContain(id);
+  });
+
+  it('a delete confirmed on another replica than the one that asked completes (one input-required key for the fleet)', async () => {
+    const [r1, r2] = fleet as [Replica, Replica];
+    const { id, round2 } = await confirmAcross(r1, r2);
+    expect(round2.error).toBeUndefined();
+    expect(round2.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: `deleted note ${id}` }],
+    });
   });
 
   it('a listen stream on every replica hears a change made on another exactly once (one copy per stream)', async () => {
@@ -329,6 +365,12 @@ describe('negative controls: 3 replicas without REDIS_URL', () => {
     expect(await noteIds(r1.url)).toContain(id);
     expect(await noteIds(r2.url)).not.toContain(id);
     expect(await noteIds(r3.url)).not.toContain(id);
+  });
+
+  it('a delete confirmed on another replica is refused: each process signs with its own key', async () => {
+    const [r1, r2] = fleet as [Replica, Replica];
+    const { round2 } = await confirmAcross(r1, r2);
+    expect(round2.error).toMatchObject({ code: -32602 });
   });
 
   it('events do not cross: only the stream on the replica that made the change hears it', async () => {
