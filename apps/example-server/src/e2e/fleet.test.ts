@@ -383,3 +383,41 @@ describe('negative controls: 3 replicas without REDIS_URL', () => {
     expect(streams.map((w) => w.updates)).toEqual([[], [INDEX], []]);
   });
 });
+
+describe('REDIS_URL is a secret: its password never shows', () => {
+  const password = `canary-${process.pid}-redis-password`;
+  let guarded: RedisProcess | undefined;
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  it('not in show_config, the logs (at debug level) or stdout of a replica using it', async () => {
+    const { startRedis } = await import('./test-fleet.js');
+    guarded = await startRedis({ password });
+    const url = guarded.url.replace('redis://', `redis://:${password}@`);
+    const [replica] = await replicas(1, { REDIS_URL: url, LOG_LEVEL: 'debug' });
+    await replica?.start();
+    try {
+      const shown = await call(replica?.url as string, 'show_config');
+      expect(shown.error).toBeUndefined();
+      const text = JSON.stringify(shown.result);
+      expect(text).toContain('"source":"REDIS_URL"');
+      expect(text).not.toContain(password);
+      await addNote(replica?.url as string, 'works with the password');
+    } finally {
+      await stopChild(replica?.process?.child as NonNullable<Replica['process']>['child'], 'SIGINT');
+    }
+    expect(replica?.process?.stderr()).toContain('DEBUG');
+    expect(`${replica?.process?.stderr()}${replica?.process?.stdout()}`).not.toContain(password);
+  });
+
+  it('not in the error when the password is wrong: the app stops with 1 after the connect bound', async () => {
+    const wrong = `${password}-wrong`;
+    const url = (guarded as RedisProcess).url.replace('redis://', `redis://:${wrong}@`);
+    const [replica] = await replicas(1, { REDIS_URL: url });
+    const error = await replica?.start().catch((caught: unknown) => caught as Error);
+    expect(String(error)).toContain('exited (1)');
+    expect(String(error)).toContain('cannot use Redis: Redis (REDIS_URL) did not answer within 10000 ms');
+    expect(String(error)).not.toContain(wrong);
+  });
+});

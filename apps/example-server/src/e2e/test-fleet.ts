@@ -92,12 +92,22 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-/** A redis-server on a free loopback port, without persistence. */
-export async function startRedis(): Promise<RedisProcess> {
+/** A redis-server on a free loopback port, without persistence; `password` turns on `requirepass`. */
+export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await waitForOutput(child, 'Ready to accept connections', 'redis-server');
