@@ -2,11 +2,14 @@
 // input-required key agreed through Redis, and no REDIS_URL in any error.
 import { createLogger } from '@pier/core';
 import { createClient } from '@redis/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureInstalled, freePort, type RedisProcess, startRedis } from './e2e/test-fleet.js';
 import { FileNotesStore } from './notes-store.js';
 import { type NotesRedisClient, notesKeys, RedisNotesStore } from './redis-notes-store.js';
 import { REQUEST_STATE_REDIS_KEY, scaleOutParts, sharedRequestStateKey } from './scale-out.js';
+
+// Generous bounds against hangs on a loaded machine (never timing assertions).
+vi.setConfig({ testTimeout: 30_000 });
 
 let redis: RedisProcess;
 const clients: { close(): Promise<void> }[] = [];
