@@ -52,6 +52,7 @@ const server = createNotesServer(
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
     plugins: [telemetryPlugin(config)],
     ...(shared !== undefined && { eventBus: shared.eventBus, requestState: shared.requestState }),
+    ...(shared?.tasks !== undefined && { tasks: shared.tasks }),
     ...(shared === undefined &&
       config.requestStateKey !== undefined && { requestState: { key: config.requestStateKey } }),
   },
@@ -81,6 +82,7 @@ try {
         sessions: config.sessions,
         drainDelayMs: config.drainDelayMs,
         shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+        ...shared?.http,
       }),
     );
     // Always printed (whatever LOG_LEVEL says): with --port 0 this is how a caller learns the port.

@@ -1,9 +1,10 @@
 // Scale-out mode (REDIS_URL): what every replica of the app shares through Redis. One module, so that what
 // a replica needs from Redis is in one place: main.ts hands these parts to createServer and the transport.
 import { randomBytes } from 'node:crypto';
-import type { EventBus, Logger, RequestStateOptions } from '@pier/core';
+import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import { type RedisEventBus, redisEventBus } from '@pier/redis';
+import type { HttpListenOptions } from '@pier/transport-http';
 import { createClient } from '@redis/client';
 import type { NotesStore } from './notes-store.js';
 import { type NotesRedisClient, REDIS_KEY_PREFIX, RedisNotesStore } from './redis-notes-store.js';
@@ -29,8 +30,10 @@ export interface ScaleOutParts {
   readonly notesStore: NotesStore;
   /** The `redis` check, non-critical: a Redis outage degrades readiness, never fails it. */
   readonly healthChecks: readonly HealthCheckDefinition[];
-  // Where the other shared parts plug in, one line each: a Redis task store (`tasks: { store }` for
-  // createServer) and the 2025 session relay (an option of httpTransport).
+  /** For createServer's `tasks` option: where tasks live (a Redis task store plugs in here). */
+  readonly tasks?: TasksOptions;
+  /** Added to httpTransport's options (the 2025 session relay plugs in here). */
+  readonly http?: Partial<HttpListenOptions>;
   /** Closes the bus and the notes' client (after the server closed). */
   close(): Promise<void>;
 }
