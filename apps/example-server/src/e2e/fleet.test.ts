@@ -8,7 +8,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cleanUp, probeUntil } from './test-app.js';
+import { cleanUp, probe, probeUntil } from './test-app.js';
 import { structured } from './test-clients.js';
 import {
   ensureInstalled,
@@ -346,6 +346,51 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
     expect(failures).toEqual([]);
     expect([...served.values()].reduce((a, b) => a + b, 0)).toBe(200);
     expect(await exited).toBe(0);
+  });
+
+  it('Redis killed and restarted: replicas stay ready (degraded) and live, answer at once, and events cross again', async () => {
+    const running = fleet.filter((replica) => replica.process?.child.exitCode === null);
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    const redisCheck = async (replica: Replica) => {
+      const answer = await probe(replica.origin, '/health/ready');
+      const checks = (answer.body as { checks?: Record<string, { status: string }> }).checks;
+      return { status: answer.status, redis: checks?.redis?.status };
+    };
+    await redis.kill();
+    try {
+      for (const replica of running) {
+        // plugin-health reuses a result for 1 s: poll (bounded) until the outage shows.
+        let seen = await redisCheck(replica);
+        for (let i = 0; i < 50 && seen.redis === 'healthy'; i++) {
+          await sleep(100);
+          seen = await redisCheck(replica);
+        }
+        expect(seen).toEqual({ status: 200, redis: 'unhealthy' });
+        expect((await probe(replica.origin, '/health/live')).status).toBe(200);
+        // A tool that needs no Redis answers; one that reads the notes fails at once with a tool error.
+        expect((await call(replica.url, 'show_config')).error).toBeUndefined();
+        const listed = await call(replica.url, 'list_notes');
+        expect(listed.result?.isError ?? listed.error !== undefined).toBe(true);
+      }
+    } finally {
+      await redis.restart();
+    }
+    const [a, b] = running as [Replica, Replica];
+    for (const replica of running) {
+      let seen = await redisCheck(replica);
+      for (let i = 0; i < 100 && seen.redis !== 'healthy'; i++) {
+        await sleep(100);
+        seen = await redisCheck(replica);
+      }
+      expect(seen.redis).toBe('healthy');
+    }
+    const w = await opened(a.url);
+    await listen(w);
+    await addNote(b.url, 'after the outage');
+    await until(() => w.updates.length >= 1, 'the event after the outage', 10_000);
+    await sleep(QUIET_MS);
+    expect(w.updates).toEqual([INDEX]);
+    await closeWatchers();
   });
 });
 

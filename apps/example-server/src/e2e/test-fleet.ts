@@ -89,29 +89,42 @@ function waitForOutput(child: ChildProcess, text: string, what: string, ms = 10_
 
 export interface RedisProcess {
   readonly url: string;
+  /** SIGKILLs it: an outage, nothing flushed. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** A redis-server on a free loopback port, without persistence; `password` turns on `requirepass`. */
 export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await waitForOutput(child, 'Ready to accept connections', 'redis-server');
-  return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  let child: ChildProcess;
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        ...(options.password === undefined ? [] : ['--requirepass', options.password]),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    await waitForOutput(child, 'Ready to accept connections', 'redis-server');
+  };
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill: () => stopChild(child, 'SIGKILL'),
+    restart: launch,
+    stop: () => stopChild(child),
+  };
 }
 
 /** One replica of the app: `node dist/main.js --transport streamable-http` with PORT, HOST, REDIS_URL… */
