@@ -108,6 +108,7 @@ export class LegacySessions {
           full = !(await relay.claim(id, {
             principal,
             endpoint: `${this.#context.origin()}${this.#context.options.path}`,
+            maxSessions: this.#context.options.maxSessions,
             idleTimeoutMs: this.#context.options.sessionIdleTimeoutMs,
           }));
         } catch (error) {

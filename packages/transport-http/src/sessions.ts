@@ -180,7 +180,9 @@ export interface SessionClaim {
   readonly principal: string | undefined;
   /** URL of this replica's MCP endpoint as the listener sees it, such as `http://127.0.0.1:3000/mcp`. */
   readonly endpoint: string;
-  /** The idle timeout: a record not refreshed for this long may be forgotten. */
+  /** The `maxSessions` option: with a relay, the most sessions open in the whole fleet. */
+  readonly maxSessions: number;
+  /** The idle timeout; the owner's timer expires the session (and releases it). */
   readonly idleTimeoutMs: number;
 }
 
