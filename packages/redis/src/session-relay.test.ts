@@ -2,12 +2,14 @@
 // HAProxy balancing round-robin (no affinity), used by real SDK clients (v2 in 2025 mode, and v1). The
 // negative control runs the same session through the same balancer without the relay: it must fail.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisSessionRelay } from './index.js';
 import {
   ensureInstalled,
   type LoadBalancer,
@@ -98,6 +100,16 @@ function recordingFetch(log: Sent[]): typeof fetch {
     log.push({ kind, replica: response.headers.get('x-pier-replica'), status: response.status });
     return response;
   };
+}
+
+/** Listens on a free loopback port; resolves with its URL. */
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(`http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/mcp`);
+    }),
+  );
 }
 
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text;
@@ -197,7 +209,7 @@ describe('2025 sessions on any replica: the Redis relay behind round-robin HAPro
   beforeAll(async () => {
     replicas = await Promise.all(
       ['r1', 'r2', 'r3'].map((name) =>
-        spawnReplica(name, { REDIS_URL: redis.url, RELAY: '1', PREFIX, MAX_SESSIONS: '3' }),
+        spawnReplica(name, { REDIS_URL: redis.url, RELAY: '1', PREFIX, MAX_SESSIONS: '3', IDLE_MS: '3000' }),
       ),
     );
     lb = await startHaproxy(Object.fromEntries(replicas.map((replica) => [replica.name, replica.port])));
@@ -302,6 +314,25 @@ describe('2025 sessions on any replica: the Redis relay behind round-robin HAPro
     await noKeysLeft();
   });
 
+  it('idle expiry runs on the owner’s clock: use through other replicas keeps it alive, then it expires everywhere', async () => {
+    const [r1, r2, r3] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess];
+    const opened = await raw(r1.url, INITIALIZE);
+    const id = opened.session as string;
+    // Used only through r2 and r3 for longer than the idle timeout (3 s): still alive on its owner.
+    for (let i = 0; i < 6; i++) {
+      const used = await raw(i % 2 === 0 ? r2.url : r3.url, { id: 10 + i, method: 'tools/list' }, id);
+      expect(used.status).toBe(200);
+      await sleep(700);
+    }
+    // Left alone (any request would count as use): the owner expires it after the timeout and a sweep,
+    // which releases its record; every replica then answers 404.
+    for (let i = 0; i < 50 && (await keys.exists(`${PREFIX}s:${id}`)) === 1; i++) await sleep(200);
+    for (const replica of [r1, r2, r3]) {
+      expect((await raw(replica.url, { id: 31, method: 'tools/list' }, id)).status).toBe(404);
+    }
+    await noKeysLeft();
+  });
+
   it('the owner SIGKILLed: the session answers 404 at once on the others (no hang), the client re-initializes', async () => {
     const log: Sent[] = [];
     const client = await v2Client(lb.url, log);
@@ -327,6 +358,45 @@ describe('2025 sessions on any replica: the Redis relay behind round-robin HAPro
     await (fresh.transport as StreamableHTTPClientTransport).terminateSession();
     await fresh.close();
     // The dead owner's record went when a replica found the owner gone: no keys left.
+    await noKeysLeft();
+  });
+});
+
+describe('the relay on its own, with a real Redis', () => {
+  it('a request from another principal is refused like an unknown id, and nothing reaches the owner', async () => {
+    const seen: (string | undefined)[] = [];
+    const owner = createHttpServer((req, res) => {
+      seen.push(req.headers['x-pier-relayed'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const relayA = redisSessionRelay({ url: redis.url, prefix: PREFIX, nodeId: 'a' });
+    const relayB = redisSessionRelay({ url: redis.url, prefix: PREFIX, nodeId: 'b' });
+    // B's front door: what the transport does with a session id it does not hold.
+    const front = createHttpServer((req, res) => {
+      const principal = req.headers['x-user'] as string | undefined;
+      void relayB.relay({ sessionId: 's1', principal, req, res, body: undefined }).then((served) => {
+        if (!served) res.writeHead(404).end();
+      });
+    });
+    try {
+      const ownerUrl = await listen(owner);
+      const frontUrl = await listen(front);
+      await Promise.all([relayA.ready, relayB.ready]);
+      const claim = { principal: 'alice', endpoint: ownerUrl, maxSessions: 10, idleTimeoutMs: 60_000 };
+      expect(await relayA.claim('s1', claim)).toBe(true);
+      expect((await fetch(frontUrl, { headers: { 'x-user': 'mallory' } })).status).toBe(404);
+      expect((await fetch(frontUrl)).status).toBe(404);
+      expect(seen).toEqual([]);
+      expect((await fetch(frontUrl, { headers: { 'x-user': 'alice' } })).status).toBe(200);
+      expect(seen).toEqual(['b']);
+      // The principal itself never goes to Redis, only a hash of it.
+      expect(await keys.get(`${PREFIX}s:s1`)).not.toContain('alice');
+      relayA.release('s1');
+    } finally {
+      await Promise.all([relayA.close(), relayB.close()]);
+      front.close();
+      owner.close();
+    }
     await noKeysLeft();
   });
 });

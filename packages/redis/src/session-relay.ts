@@ -288,7 +288,8 @@ class SessionRelay implements RedisSessionRelay {
 
   async #connected(): Promise<RedisSessionClientLike> {
     await this.ready;
-    if (this.#client === undefined || this.#closed) {
+    // Not refused once closing began: `close()` waits for the releases still being written.
+    if (this.#client === undefined || (this.#closed && this.#pending.size === 0)) {
       throw new PierRedisError('REDIS_SESSIONS_FAILED', 'the session relay has no Redis connection');
     }
     return this.#client;

@@ -3,7 +3,7 @@
 // Runs the built packages (`pnpm build` first; the package's test task depends on it).
 import { createServer, defineResource, defineServer, defineTool } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
-import { redisSessionRelay } from '@pier/redis';
+import { redisEventBus, redisSessionRelay } from '@pier/redis';
 import { httpTransport } from '@pier/transport-http';
 
 const name = process.env.REPLICA_ID ?? 'r?';
@@ -14,6 +14,15 @@ const relay =
         nodeId: name,
         prefix: process.env.PREFIX ?? 'pier:session:',
         onerror: (error) => process.stderr.write(`${name}: ${error.code} ${error.message}\n`),
+      })
+    : undefined;
+// BUS=1: change events cross replicas on the Redis event bus too (the bench's notification latency).
+const bus =
+  process.env.BUS === '1'
+    ? redisEventBus({
+        url: process.env.REDIS_URL,
+        nodeId: name,
+        stream: `${process.env.PREFIX ?? 'pier:'}events`,
       })
     : undefined;
 const URI = 'notes://index';
@@ -44,21 +53,29 @@ server = createServer(
       defineTool({
         name: 'bump',
         handler: async () => {
+          // When it was raised, on a clock every process on this machine shares (for the bench).
+          const at = performance.timeOrigin + performance.now();
           await server.notifyResourceUpdated(URI);
-          return name;
+          return String(at);
         },
       }),
     ],
     resources: [defineResource({ name: 'index', uri: URI, subscribable: true, handler: () => name })],
   }),
-  { handleSignals: false, logStream: process.stderr, plugins: [healthPlugin({ checks: [] })] },
+  {
+    handleSignals: false,
+    logStream: process.stderr,
+    plugins: [healthPlugin({ checks: [] })],
+    ...(bus && { eventBus: bus }),
+  },
 );
-await relay?.ready;
+await Promise.all([relay?.ready, bus?.ready]);
 const address = await server.listen(
   httpTransport({
     port: 0,
     sessions: true,
     maxSessions: Number(process.env.MAX_SESSIONS ?? 10_000),
+    ...(process.env.IDLE_MS && { sessionIdleTimeoutMs: Number(process.env.IDLE_MS) }),
     drainDelayMs: 0,
     ...(relay && { sessionRelay: relay }),
   }),
@@ -67,5 +84,6 @@ process.stdout.write(`READY ${address.port}\n`);
 process.once('SIGTERM', async () => {
   await server.close();
   await relay?.close();
+  await bus?.close();
   process.exit(0);
 });
