@@ -172,8 +172,10 @@ class SessionRelay implements RedisSessionRelay {
   /** Records of other replicas' sessions seen lately (an owner never changes; it answers 404 once a session is gone). */
   readonly #cache = new Map<string, { record: SessionRecord; raw: string; until: number }>();
   readonly #pending = new Set<Promise<unknown>>();
-  readonly #http = new HttpAgent({ keepAlive: true });
-  readonly #https = new HttpsAgent({ keepAlive: true });
+  // Idle kept-alive connections to owners close after 2 s, before an owner's own keep-alive timeout (5 s
+  // by default) can close them under a request being sent.
+  readonly #http = new HttpAgent({ keepAlive: true, timeout: 2_000 });
+  readonly #https = new HttpsAgent({ keepAlive: true, timeout: 2_000 });
   #client: RedisSessionClientLike | undefined;
   #ownsClient = false;
   #timer: NodeJS.Timeout | undefined;
@@ -349,13 +351,14 @@ class SessionRelay implements RedisSessionRelay {
     retried: boolean,
   ): Promise<number | 'unreachable'> {
     const target = new URL(endpoint);
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    // Strings, not buffers: Node then writes headers and body in one piece (one syscall, not a writev).
+    const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers['x-pier-relayed'] = this.nodeId;
-    if (payload !== undefined) headers['content-length'] = payload.length;
+    if (payload !== undefined) headers['content-length'] = Buffer.byteLength(payload);
     const secure = target.protocol === 'https:';
     return new Promise((resolve) => {
       let settled = false;
@@ -397,13 +400,27 @@ class SessionRelay implements RedisSessionRelay {
         for (const [name, value] of Object.entries(answer.headers)) {
           if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
         }
-        res.writeHead(answer.statusCode ?? 502, out);
-        // An SSE stream must reach the client now, not when a first event fills a buffer.
-        res.flushHeaders();
+        const status = answer.statusCode ?? 502;
         answer.once('end', () => {
           finished = true;
         });
-        answer.pipe(res);
+        if (String(answer.headers['content-type']).startsWith('text/event-stream')) {
+          res.writeHead(status, out);
+          // An SSE stream must reach the client now, not when a first event fills a buffer.
+          res.flushHeaders();
+          answer.pipe(res);
+        } else {
+          // A whole answer (JSON, 202): gathered and sent in one write, headers included.
+          let whole = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk: string) => {
+            whole += chunk;
+          });
+          answer.once('end', () => {
+            out['content-length'] = Buffer.byteLength(whole);
+            res.writeHead(status, out).end(whole);
+          });
+        }
         // The owner went away mid-answer: the client sees its stream end, never a hang.
         answer.once('aborted', () => res.destroy());
         answer.once('error', () => res.destroy());
