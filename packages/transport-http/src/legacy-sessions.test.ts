@@ -353,6 +353,29 @@ describe('the sessionRelay seam', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('a relay that throws (its store unreachable) gets 503 with Retry-After, never a 404', async () => {
+    const broken: SessionRelay = {
+      claim: async () => {
+        throw new Error('store down');
+      },
+      touch: () => {},
+      release: () => {},
+      relay: async () => {
+        throw new Error('store down');
+      },
+    };
+    server = await startTestServer({ sessions: true, sessionRelay: broken });
+    const opened = await ask(server.url, { headers: { ...LEGACY_HEADERS }, body: initializeBody() });
+    expect(opened.status).toBe(503);
+    expect(opened.headers['retry-after']).toBe('1');
+    const relayed = await ask(server.url, {
+      headers: inSession('elsewhere'),
+      body: call(5, 'echo', { text: 'x' }),
+    });
+    expect(relayed.status).toBe(503);
+    expect(relayed.json).toMatchObject({ id: 5, error: { code: -32000 } });
+  });
+
   it('without a relay, a session held by another replica is unknown (404)', async () => {
     server = await startTestServer({ sessions: true });
     other = await startTestServer({ sessions: true });

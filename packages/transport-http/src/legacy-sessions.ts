@@ -85,13 +85,17 @@ export class LegacySessions {
     const relay = this.#context.options.sessionRelay;
     if (header !== undefined) {
       session = this.#store.get(header);
-      if (
-        session === undefined &&
-        relay !== undefined &&
-        req.headers['x-pier-relayed'] === undefined &&
-        (await relay.relay({ sessionId: header, principal, req, res, body }))
-      ) {
-        return; // served by the replica that owns the session
+      if (session === undefined && relay !== undefined && req.headers['x-pier-relayed'] === undefined) {
+        let relayed: boolean;
+        try {
+          relayed = await relay.relay({ sessionId: header, principal, req, res, body });
+        } catch (error) {
+          this.#context.logger.warn('the session relay failed', { error: messageOf(error) });
+          if (!res.headersSent) this.#unavailable(res, body, 'the session registry is unreachable');
+          else res.destroy();
+          return;
+        }
+        if (relayed) return; // served by the replica that owns the session
       }
       // Another principal's session answers exactly like an unknown one: no oracle, nothing touched.
       if (session !== undefined && session.principal !== principal) session = undefined;
@@ -113,20 +117,12 @@ export class LegacySessions {
           }));
         } catch (error) {
           this.#context.logger.warn('the session relay refused a new session', { error: messageOf(error) });
-          full = true;
+          this.#unavailable(res, body, 'the session registry is unreachable');
+          return;
         }
       }
       if (full) {
-        sendJsonError(
-          res,
-          503,
-          JSONRPC.serverError,
-          'Service Unavailable: too many open sessions, retry later',
-          {
-            id: echoId(body),
-            headers: { 'retry-after': String(this.#store.retryAfterSeconds()) },
-          },
-        );
+        this.#unavailable(res, body, 'too many open sessions', this.#store.retryAfterSeconds());
         return;
       }
       session = await this.#open(id, principal);
@@ -166,6 +162,14 @@ export class LegacySessions {
   /** Closes every session (their streams end); used by shutdown. */
   async closeAll(): Promise<void> {
     await Promise.all(this.#store.drain().map((session) => this.#close(session)));
+  }
+
+  /** 503 with `Retry-After` (1 s unless given). */
+  #unavailable(res: ServerResponse, body: unknown, why: string, retryAfterSeconds = 1): void {
+    sendJsonError(res, 503, JSONRPC.serverError, `Service Unavailable: ${why}, retry later`, {
+      id: echoId(body),
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
   }
 
   #principalOf(authInfo: AuthInfo): string {
