@@ -8,6 +8,7 @@
  * | `REDIS_PUBLISH_FAILED` | an event could not be written to Redis (reported to `onerror`; local delivery happened) |
  * | `REDIS_QUEUE_FULL` | Redis was unreachable for longer than the offline queue holds: the oldest events were dropped |
  * | `REDIS_READ_FAILED` | the reader lost its connection (reported once per outage; it reconnects by itself) |
+ * | `REDIS_SESSIONS_FAILED` | the session relay could not claim, refresh or release a session record (reported to `onerror`; a claim that fails refuses the session with 503) |
  * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
  */
 export type PierRedisErrorCode =
@@ -16,7 +17,8 @@ export type PierRedisErrorCode =
   | 'REDIS_PUBLISH_FAILED'
   | 'REDIS_QUEUE_FULL'
   | 'REDIS_READ_FAILED'
-  | 'REDIS_EVENTS_LOST';
+  | 'REDIS_EVENTS_LOST'
+  | 'REDIS_SESSIONS_FAILED';
 
 /** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
 export class PierRedisError extends Error {

@@ -1,8 +1,14 @@
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
+import type { SessionRelay } from '@pier/transport-http';
 import { createClient } from '@redis/client';
 import { expectTypeOf } from 'vitest';
-import { type RedisClientLike, redisEventBus } from './index.js';
+import {
+  type RedisClientLike,
+  type RedisSessionClientLike,
+  redisEventBus,
+  redisSessionRelay,
+} from './index.js';
 
 // A node-redis v6 client fits the structural interface as it is.
 expectTypeOf(createClient()).toExtend<RedisClientLike>();
@@ -10,3 +16,7 @@ const bus = redisEventBus({ url: 'redis://127.0.0.1:6379' });
 // The bus is the SDK's ServerEventBus (core's EventBus) and its check is plugin-health's definition.
 expectTypeOf(bus).toExtend<EventBus>();
 expectTypeOf(bus.healthCheck()).toExtend<HealthCheckDefinition>();
+
+// The session relay fits the HTTP transport's seam, and a node-redis v6 client fits what the relay calls.
+expectTypeOf(createClient()).toExtend<RedisSessionClientLike>();
+expectTypeOf(redisSessionRelay({ url: 'redis://127.0.0.1:6379' })).toExtend<SessionRelay>();

@@ -12,3 +12,11 @@ export {
   type RedisHealthCheckResult,
   redisHealthCheck,
 } from './health.js';
+export {
+  type RedisSessionClientLike,
+  type RedisSessionRelay,
+  type RedisSessionRelayOptions,
+  type RelayedRequestLike,
+  redisSessionRelay,
+  type SessionClaimLike,
+} from './session-relay.js';

@@ -3,4 +3,11 @@ export type { HttpTransportErrorCode } from './errors.js';
 export { HttpTransportError } from './errors.js';
 export type { HttpCorsOptions, HttpListenOptions, HttpResumabilityOptions } from './options.js';
 export { httpTransport, startHttpTransport } from './server.js';
-export type { Clock, SessionRegistry, SessionRegistryInit } from './sessions.js';
+export type {
+  Clock,
+  RelayedRequest,
+  SessionClaim,
+  SessionRegistry,
+  SessionRegistryInit,
+  SessionRelay,
+} from './sessions.js';

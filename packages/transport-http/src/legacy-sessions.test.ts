@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionRelay } from './sessions.js';
 import { FakeClock } from './test-clock.js';
 import { startTestServer, type TestServer } from './test-host.js';
 import {
@@ -263,5 +264,123 @@ describe('sessionful mode', () => {
       result: { content: [{ text: 'after reconnect' }] },
     });
     await reader.cancel();
+  });
+});
+
+describe('the sessionRelay seam', () => {
+  /**
+   * A fleet of two transports sharing an in-memory relay: the owner's endpoint is recorded at claim, and a
+   * request for a session held elsewhere is forwarded there (marked, as the contract asks) and its answer
+   * copied back. The real relay is `@pier/redis`; this checks what the transport asks of one.
+   */
+  function memoryRelay(max: number) {
+    const owners = new Map<string, string>();
+    const calls: string[] = [];
+    const relay: SessionRelay = {
+      async claim(id, claim) {
+        calls.push('claim');
+        if (owners.size >= max) return false;
+        owners.set(id, claim.endpoint);
+        return true;
+      },
+      touch: () => calls.push('touch'),
+      release(id) {
+        calls.push('release');
+        owners.delete(id);
+      },
+      async relay({ sessionId, req, res, body }) {
+        const endpoint = owners.get(sessionId);
+        if (endpoint === undefined) return false;
+        calls.push('relay');
+        const headers: Record<string, string> = { 'x-pier-relayed': '1' };
+        for (const name of ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version']) {
+          const value = req.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        const answer = await ask(endpoint, {
+          method: req.method as string,
+          headers,
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        res.writeHead(answer.status, {
+          'content-type': String(answer.headers['content-type'] ?? 'text/plain'),
+        });
+        res.end(answer.text);
+        return true;
+      },
+    };
+    return { relay, owners, calls };
+  }
+
+  let other: TestServer | undefined;
+  afterEach(async () => {
+    await other?.close();
+    other = undefined;
+  });
+
+  it('serves a session opened on one replica through another, caps the fleet, and releases on DELETE', async () => {
+    const { relay, owners, calls } = memoryRelay(1);
+    server = await startTestServer({ sessions: true, sessionRelay: relay });
+    other = await startTestServer({ sessions: true, sessionRelay: relay });
+    const id = await openSession(server);
+    expect(owners.get(id)).toBe(server.url);
+
+    const relayed = await ask(other.url, {
+      headers: inSession(id),
+      body: call(2, 'echo', { text: 'via B' }),
+    });
+    expect(relayed.status).toBe(200);
+    expect(relayed.text).toContain('via B');
+    expect(calls).toContain('relay');
+
+    // One session in the fleet: the other replica refuses a second one.
+    const refused = await ask(other.url, { headers: { ...LEGACY_HEADERS }, body: initializeBody() });
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBeDefined();
+
+    // A request already relayed is never relayed again: the replica answers for itself.
+    const looped = await ask(other.url, {
+      headers: { ...inSession(id), 'x-pier-relayed': '1' },
+      body: call(3, 'echo', { text: 'x' }),
+    });
+    expect(looped.status).toBe(404);
+
+    const deleted = await ask(other.url, { method: 'DELETE', headers: inSession(id) });
+    expect(deleted.status).toBe(200);
+    expect(owners.size).toBe(0);
+    expect(calls).toContain('release');
+    const gone = await ask(server.url, { headers: inSession(id), body: call(4, 'echo', { text: 'x' }) });
+    expect(gone.status).toBe(404);
+  });
+
+  it('a relay that throws (its store unreachable) gets 503 with Retry-After, never a 404', async () => {
+    const broken: SessionRelay = {
+      claim: async () => {
+        throw new Error('store down');
+      },
+      touch: () => {},
+      release: () => {},
+      relay: async () => {
+        throw new Error('store down');
+      },
+    };
+    server = await startTestServer({ sessions: true, sessionRelay: broken });
+    const opened = await ask(server.url, { headers: { ...LEGACY_HEADERS }, body: initializeBody() });
+    expect(opened.status).toBe(503);
+    expect(opened.headers['retry-after']).toBe('1');
+    const relayed = await ask(server.url, {
+      headers: inSession('elsewhere'),
+      body: call(5, 'echo', { text: 'x' }),
+    });
+    expect(relayed.status).toBe(503);
+    expect(relayed.json).toMatchObject({ id: 5, error: { code: -32000 } });
+  });
+
+  it('without a relay, a session held by another replica is unknown (404)', async () => {
+    server = await startTestServer({ sessions: true });
+    other = await startTestServer({ sessions: true });
+    const id = await openSession(server);
+    const answer = await ask(other.url, { headers: inSession(id), body: call(2, 'echo', { text: 'x' }) });
+    expect(answer.status).toBe(404);
   });
 });

@@ -82,8 +82,21 @@ export class LegacySessions {
     const header = headerValue(req, 'mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
     let session: Session | undefined;
+    const relay = this.#context.options.sessionRelay;
     if (header !== undefined) {
       session = this.#store.get(header);
+      if (session === undefined && relay !== undefined && req.headers['x-pier-relayed'] === undefined) {
+        let relayed: boolean;
+        try {
+          relayed = await relay.relay({ sessionId: header, principal, req, res, body });
+        } catch (error) {
+          this.#context.logger.warn('the session relay failed', { error: messageOf(error) });
+          if (!res.headersSent) this.#unavailable(res, body, 'the session registry is unreachable');
+          else res.destroy();
+          return;
+        }
+        if (relayed) return; // served by the replica that owns the session
+      }
       // Another principal's session answers exactly like an unknown one: no oracle, nothing touched.
       if (session !== undefined && session.principal !== principal) session = undefined;
       if (session === undefined) {
@@ -92,20 +105,27 @@ export class LegacySessions {
       }
     } else if (req.method === 'POST' && isInitializeRequest(body)) {
       if (this.#store.full) this.#store.sweep();
-      if (this.#store.full) {
-        sendJsonError(
-          res,
-          503,
-          JSONRPC.serverError,
-          'Service Unavailable: too many open sessions, retry later',
-          {
-            id: echoId(body),
-            headers: { 'retry-after': String(this.#store.retryAfterSeconds()) },
-          },
-        );
+      const id = randomUUID();
+      let full = this.#store.full;
+      if (!full && relay !== undefined) {
+        try {
+          full = !(await relay.claim(id, {
+            principal,
+            endpoint: `${this.#context.origin()}${this.#context.options.path}`,
+            maxSessions: this.#context.options.maxSessions,
+            idleTimeoutMs: this.#context.options.sessionIdleTimeoutMs,
+          }));
+        } catch (error) {
+          this.#context.logger.warn('the session relay refused a new session', { error: messageOf(error) });
+          this.#unavailable(res, body, 'the session registry is unreachable');
+          return;
+        }
+      }
+      if (full) {
+        this.#unavailable(res, body, 'too many open sessions', this.#store.retryAfterSeconds());
         return;
       }
-      session = await this.#open(principal);
+      session = await this.#open(id, principal);
     } else {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required', {
         id: echoId(body),
@@ -115,6 +135,7 @@ export class LegacySessions {
 
     const { id, transport } = session;
     this.#store.begin(id);
+    relay?.touch(id);
     res.once('close', () => this.#store.end(id));
     if (req.method === 'GET') {
       await transport.handleGet(req, res, exchange);
@@ -143,13 +164,20 @@ export class LegacySessions {
     await Promise.all(this.#store.drain().map((session) => this.#close(session)));
   }
 
+  /** 503 with `Retry-After` (1 s unless given). */
+  #unavailable(res: ServerResponse, body: unknown, why: string, retryAfterSeconds = 1): void {
+    sendJsonError(res, 503, JSONRPC.serverError, `Service Unavailable: ${why}, retry later`, {
+      id: echoId(body),
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
+  }
+
   #principalOf(authInfo: AuthInfo): string {
     return this.#context.host.authenticator?.principalOf?.(authInfo) ?? authInfo.clientId;
   }
 
-  async #open(principal: string | undefined): Promise<Session> {
+  async #open(id: string, principal: string | undefined): Promise<Session> {
     const { host, options, logger } = this.#context;
-    const id = randomUUID();
     const resumability = options.resumability;
     const transport = new LegacyTransport({
       sessionId: id,
@@ -161,6 +189,7 @@ export class LegacySessions {
     // Set before connect(): the SDK chains its own handlers after these.
     transport.onclose = () => {
       this.#store.delete(id);
+      options.sessionRelay?.release(id);
     };
     transport.onerror = (error) =>
       logger.debug('session request refused or failed', { error: error.message });
@@ -172,6 +201,7 @@ export class LegacySessions {
       await server.connect(transport);
     } catch (error) {
       this.#store.delete(id);
+      options.sessionRelay?.release(id);
       throw error;
     }
     return session;

@@ -1,6 +1,6 @@
 import { describeValue as describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
 import { HttpTransportError } from './errors.js';
-import type { SessionRegistry, SessionRegistryInit } from './sessions.js';
+import type { SessionRegistry, SessionRegistryInit, SessionRelay } from './sessions.js';
 
 /** Options of the streamable HTTP transport (`httpTransport(options)`); every default is in the README. */
 export interface HttpListenOptions {
@@ -21,6 +21,13 @@ export interface HttpListenOptions {
    * Pier's in-memory registry (capped, idle-expiring). Replace it to share or observe sessions.
    */
   readonly sessionRegistry?: <T>(init: SessionRegistryInit<T>) => SessionRegistry<T>;
+  /**
+   * Sessionful mode only: serve a session on any replica, without load-balancer affinity. A request for a
+   * session another replica opened is relayed to that replica, and `maxSessions` counts the whole fleet.
+   * Default: none (a session lives on the replica that opened it; elsewhere its id gets 404). See
+   * `redisSessionRelay` in `@pier/redis`.
+   */
+  readonly sessionRelay?: SessionRelay;
   /**
    * Sessionful mode only: keep the last events of each session's SSE streams so a client that lost its
    * stream can resume it with `Last-Event-ID` (SSE polling, SEP-1699). Off by default.
@@ -93,6 +100,7 @@ export interface ResolvedHttpOptions {
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   readonly sessionRegistry: HttpListenOptions['sessionRegistry'];
+  readonly sessionRelay: SessionRelay | undefined;
   readonly resumability:
     | {
         readonly maxEventsPerSession: number;
@@ -126,6 +134,7 @@ const KNOWN_KEYS = new Set<string>([
   'maxSessions',
   'sessionIdleTimeoutMs',
   'sessionRegistry',
+  'sessionRelay',
   'resumability',
   'maxBodyBytes',
   'allowedHosts',
@@ -195,6 +204,7 @@ export function resolveHttpOptions(
       1,
     ),
     sessionRegistry: resolveFunction(options.sessionRegistry, 'sessionRegistry', issues),
+    sessionRelay: resolveRelay(options.sessionRelay, issues),
     resumability: resolveResumability(options.resumability, issues, int),
     maxBodyBytes: int('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes, 1, 2 ** 30),
     allowedHosts: list(options.allowedHosts, 'allowedHosts', issues).flatMap((entry) => {
@@ -218,6 +228,9 @@ export function resolveHttpOptions(
   };
   if (options.resumability !== undefined && !resolved.sessions) {
     warn('streamable-http: resumability only applies with sessions: true; it is ignored');
+  }
+  if (options.sessionRelay !== undefined && !resolved.sessions) {
+    warn('streamable-http: sessionRelay only applies with sessions: true; it is ignored');
   }
   if (issues.length > 0) throw new HttpTransportError('HTTP_OPTIONS_INVALID', issues);
   return resolved;
@@ -248,6 +261,20 @@ function resolveResumability(
     ...(value.retryMs !== undefined && { retryMs: int('resumability.retryMs', value.retryMs, 0, 0) }),
     ...(eventStore !== undefined && { eventStore }),
   };
+}
+
+function resolveRelay(value: SessionRelay | undefined, issues: string[]): SessionRelay | undefined {
+  if (value === undefined) return undefined;
+  const methods = ['claim', 'touch', 'release', 'relay'] as const;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    !methods.every((name) => typeof (value as unknown as Record<string, unknown>)[name] === 'function')
+  ) {
+    issues.push(`sessionRelay must be an object with ${methods.join(', ')} methods, got ${describe(value)}`);
+    return undefined;
+  }
+  return value;
 }
 
 function resolveFunction<F>(value: F | undefined, name: string, issues: string[]): F | undefined {

@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 /** Time as the session store sees it; injectable so that tests need not wait for minutes. */
 export interface Clock {
   /** Milliseconds on a monotonic scale. */
@@ -170,4 +172,50 @@ export class SessionStore<T> implements SessionRegistry<T> {
     this.#entries.set(id, entry);
     return entry;
   }
+}
+
+/** What a {@link SessionRelay} is told about a session this replica opens. */
+export interface SessionClaim {
+  /** Who opens it (the authenticator's `principalOf`), when an authenticator runs. */
+  readonly principal: string | undefined;
+  /** URL of this replica's MCP endpoint as the listener sees it, such as `http://127.0.0.1:3000/mcp`. */
+  readonly endpoint: string;
+  /** The `maxSessions` option: with a relay, the most sessions open in the whole fleet. */
+  readonly maxSessions: number;
+  /** The idle timeout; the owner's timer expires the session (and releases it). */
+  readonly idleTimeoutMs: number;
+}
+
+/** A request for a session this replica does not hold, handed to {@link SessionRelay.relay}. */
+export interface RelayedRequest {
+  readonly sessionId: string;
+  /** Who sends it, worked out as for {@link SessionClaim.principal}. */
+  readonly principal: string | undefined;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** The parsed JSON body of a POST (already read from `req`); `undefined` for GET and DELETE. */
+  readonly body: unknown;
+}
+
+/**
+ * Serving 2025-era sessions on any replica (the `sessionRelay` option). The replica that served
+ * `initialize` owns the session; it {@link claim}s it before, {@link touch}es it on every request and
+ * {@link release}s it when it ends. A replica that gets a request for an id it does not hold asks
+ * {@link relay} to serve it (forward it to the owner and send the owner's answer back); when that returns
+ * `false` the client gets the same 404 as for an unknown session. A relay marks what it forwards with an
+ * `X-Pier-Relayed` header; such a request is never relayed again (an owner that lost the session answers
+ * 404 itself). Without a relay (the default) nothing of this runs.
+ */
+export interface SessionRelay {
+  /**
+   * Records this replica as the owner of new session `id`, within the fleet-wide cap. `false`: the fleet
+   * is full (the client gets 503). A throw also refuses the session with 503.
+   */
+  claim(id: string, claim: SessionClaim): Promise<boolean>;
+  /** A request or stream of an owned session began: keep its record alive. Must not throw. */
+  touch(id: string): void;
+  /** An owned session ended (deleted, expired, closed, or its `initialize` refused). Must not throw. */
+  release(id: string): void;
+  /** Serves a request for a session not held here; `false` when there is no such session (404). */
+  relay(request: RelayedRequest): Promise<boolean>;
 }

@@ -1,0 +1,294 @@
+// `pnpm relay [requests]`: the cost of serving a 2025-era session through a replica that does not own it
+// (the Redis session relay of @pier/redis forwards it to the owner) against the owner serving it itself,
+// and the latency of a change event raised on one replica reaching a listen stream on another (the Redis
+// event bus). Two replica processes (packages/redis/test/replica.mjs) and a redis-server on loopback.
+// Sequential requests on kept-alive connections, in alternating blocks so that machine drift hits both
+// sides alike; CPU is the replicas' own (utime + stime from /proc), both processes summed.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const FIXTURE = fileURLToPath(new URL('../../packages/redis/test/replica.mjs', import.meta.url));
+const REQUESTS = Number(process.argv[2] ?? 3_000);
+const BLOCKS = 6;
+const EVENTS = 300;
+const URI = 'notes://index';
+const LEGACY = '2025-11-25';
+const children: ChildProcess[] = [];
+
+/** The floor of any HTTP relay: a bare node:http proxy (no Pier, no parsing) forwarding to the owner. */
+const BARE_PROXY = `
+const http = require('node:http');
+const target = new URL(process.env.TARGET);
+const agent = new http.Agent({ keepAlive: true, timeout: 2000 });
+const server = http.createServer((req, res) => {
+  const up = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode, answer.headers);
+    answer.pipe(res);
+  });
+  req.pipe(up);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n'));
+`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] ?? '');
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${String(code)}:\n${output}`)));
+  });
+}
+
+/** CPU time (µs) a process used so far, from /proc. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / 100;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One POST on the kept-alive connection; resolves with the status and body. */
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; text: string; session?: string }> {
+  const target = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text,
+            ...(typeof res.headers['mcp-session-id'] === 'string' && {
+              session: res.headers['mcp-session-id'],
+            }),
+          }),
+        );
+      },
+    );
+    req.once('error', reject);
+    req.end(payload);
+  });
+}
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+async function main(): Promise<void> {
+  try {
+    execFileSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' });
+  } catch {
+    throw new Error('pnpm relay needs redis-server: apt-get install -y redis-server');
+  }
+  const redisPort = await freePort();
+  await start(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {},
+    /(Ready to accept connections)/,
+  );
+  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RELAY: '1', BUS: '1', PREFIX: 'bench:' };
+  // RELAY_PROFILE=<dir>: CPU profiles of both replicas, for PROFILE.md.
+  const profile = process.env.RELAY_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.RELAY_PROFILE}`]
+    : [];
+  const [portA, portB] = await Promise.all([
+    start(process.execPath, [...profile, FIXTURE], { ...env, REPLICA_ID: 'a' }, /READY (\d+)/),
+    start(process.execPath, [...profile, FIXTURE], { ...env, REPLICA_ID: 'b' }, /READY (\d+)/),
+  ]);
+  const owner = `http://127.0.0.1:${portA}/mcp`;
+  const other = `http://127.0.0.1:${portB}/mcp`;
+  const pids = children.slice(1).map((child) => child.pid as number);
+  const proxyPort = await start(process.execPath, ['-e', BARE_PROXY], { TARGET: owner }, /READY (\d+)/);
+  const proxy = `http://127.0.0.1:${proxyPort}/mcp`;
+  const proxyPid = children.at(-1)?.pid as number;
+
+  // One session, opened on A.
+  const opened = await post(
+    owner,
+    { 'mcp-protocol-version': LEGACY },
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+    },
+  );
+  const session = opened.session as string;
+  const inSession = { 'mcp-protocol-version': LEGACY, 'mcp-session-id': session };
+  await post(owner, inSession, { jsonrpc: '2.0', method: 'notifications/initialized' });
+
+  let id = 1;
+  const call = async (url: string) => {
+    const started = performance.now();
+    const answer = await post(url, inSession, {
+      jsonrpc: '2.0',
+      id: id++,
+      method: 'tools/call',
+      params: { name: 'whoami', arguments: {} },
+    });
+    if (answer.status !== 200 || !answer.text.includes('"a"'))
+      throw new Error(`unexpected answer ${answer.status}: ${answer.text}`);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 300; i++) await call(i % 2 === 0 ? owner : other); // warm-up
+
+  const sides = {
+    local: { ms: [] as number[], cpu: 0, n: 0 },
+    relayed: { ms: [] as number[], cpu: 0, n: 0 },
+    proxied: { ms: [] as number[], cpu: 0, n: 0 },
+  };
+  const plan = [
+    { side: sides.local, url: owner },
+    { side: sides.relayed, url: other },
+    { side: sides.proxied, url: proxy },
+  ];
+  const perBlock = Math.ceil(REQUESTS / BLOCKS);
+  const allPids = [...pids, proxyPid];
+  for (let block = 0; block < BLOCKS * plan.length; block++) {
+    const { side, url } = plan[block % plan.length] as (typeof plan)[number];
+    const cpuBefore = allPids.reduce((sum, pid) => sum + cpuMicros(pid), 0);
+    for (let i = 0; i < perBlock; i++) side.ms.push(await call(url));
+    side.cpu += allPids.reduce((sum, pid) => sum + cpuMicros(pid), 0) - cpuBefore;
+    side.n += perBlock;
+  }
+
+  // Cross-replica notifications: a 2026-07-28 listen stream on A, updates raised on B.
+  const client = new Client(
+    { name: 'bench-listen', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  const received: number[] = [];
+  client.setNotificationHandler('notifications/resources/updated', () => {
+    received.push(performance.timeOrigin + performance.now());
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(owner)));
+  await client.listen({ resourceSubscriptions: [URI] });
+  const latencies: number[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const before = received.length;
+    const answer = await post(
+      other,
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'bump' },
+      {
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'tools/call',
+        params: {
+          name: 'bump',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+    );
+    const raisedAt = Number(
+      (JSON.parse(answer.text) as { result: { content: { text: string }[] } }).result.content[0]?.text,
+    );
+    for (let waited = 0; received.length === before; waited++) {
+      if (waited > 500) throw new Error('an update never arrived');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    latencies.push((received[before] as number) - raisedAt);
+  }
+  await client.close();
+
+  const local = { p50: median(sides.local.ms), cpu: sides.local.cpu / sides.local.n };
+  const relayed = { p50: median(sides.relayed.ms), cpu: sides.relayed.cpu / sides.relayed.n };
+  const proxied = { p50: median(sides.proxied.ms), cpu: sides.proxied.cpu / sides.proxied.n };
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const ratio = relayed.p50 / local.p50;
+  const cpuRatio = relayed.cpu / local.cpu;
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const lines = [
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${load}; ${sides.local.n} requests per side in ${BLOCKS} alternating blocks, ${EVENTS} events.`,
+    '',
+    '| measure | local (owner) | relayed (other replica → owner) | ratio | target | verdict |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| 2025 session tools/call, latency p50 | ${local.p50.toFixed(3)} ms | ${relayed.p50.toFixed(3)} ms | ${ratio.toFixed(2)}× | ≤ 1.5× | ${ratio <= 1.5 ? 'met' : 'missed'} |`,
+    `| same, p99 | ${quantile(
+      [...sides.local.ms].sort((a, b) => a - b),
+      0.99,
+    ).toFixed(3)} ms | ${quantile(
+      [...sides.relayed.ms].sort((a, b) => a - b),
+      0.99,
+    ).toFixed(3)} ms | | | |`,
+    `| same, replicas' CPU per request (both processes) | ${local.cpu.toFixed(0)} µs | ${relayed.cpu.toFixed(0)} µs | ${cpuRatio.toFixed(2)}× | ≤ 1.5× | ${cpuRatio <= 1.5 ? 'met' : 'missed'} |`,
+    `| reference: a bare node:http proxy in front of the owner (no Pier), p50 / CPU | | ${proxied.p50.toFixed(3)} ms / ${proxied.cpu.toFixed(0)} µs | ${(proxied.p50 / local.p50).toFixed(2)}× / ${(proxied.cpu / local.cpu).toFixed(2)}× | | |`,
+    '',
+    `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const stopChildren = () => {
+  for (const child of children.reverse()) {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+  }
+};
+process.once('SIGINT', () => {
+  stopChildren();
+  process.exit(130);
+});
+try {
+  await main();
+} finally {
+  agent.destroy();
+  stopChildren();
+}

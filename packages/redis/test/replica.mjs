@@ -1,0 +1,89 @@
+// Test fixture: one replica of a small notes server in its own process (so that a test can SIGKILL it),
+// with 2025-era sessions on and, when RELAY=1, the Redis session relay. Prints `READY <port>` on stdout.
+// Runs the built packages (`pnpm build` first; the package's test task depends on it).
+import { createServer, defineResource, defineServer, defineTool } from '@pier/core';
+import { healthPlugin } from '@pier/plugin-health';
+import { redisEventBus, redisSessionRelay } from '@pier/redis';
+import { httpTransport } from '@pier/transport-http';
+
+const name = process.env.REPLICA_ID ?? 'r?';
+const relay =
+  process.env.RELAY === '1'
+    ? redisSessionRelay({
+        url: process.env.REDIS_URL,
+        nodeId: name,
+        prefix: process.env.PREFIX ?? 'pier:session:',
+        onerror: (error) => process.stderr.write(`${name}: ${error.code} ${error.message}\n`),
+      })
+    : undefined;
+// BUS=1: change events cross replicas on the Redis event bus too (the bench's notification latency).
+const bus =
+  process.env.BUS === '1'
+    ? redisEventBus({
+        url: process.env.REDIS_URL,
+        nodeId: name,
+        stream: `${process.env.PREFIX ?? 'pier:'}events`,
+      })
+    : undefined;
+const URI = 'notes://index';
+let server;
+server = createServer(
+  defineServer({
+    name: 'notes',
+    version: '1.0.0',
+    tools: [
+      defineTool({ name: 'whoami', handler: () => name }),
+      defineTool({
+        name: 'greet',
+        handler: async (_args, ctx) => {
+          const answer = await ctx.elicit(
+            {
+              message: 'Name?',
+              requestedSchema: {
+                type: 'object',
+                properties: { name: { type: 'string' } },
+                required: ['name'],
+              },
+            },
+            { key: 'name' },
+          );
+          return `Hello ${String(answer.content?.name)}, from ${name}`;
+        },
+      }),
+      defineTool({
+        name: 'bump',
+        handler: async () => {
+          // When it was raised, on a clock every process on this machine shares (for the bench).
+          const at = performance.timeOrigin + performance.now();
+          await server.notifyResourceUpdated(URI);
+          return String(at);
+        },
+      }),
+    ],
+    resources: [defineResource({ name: 'index', uri: URI, subscribable: true, handler: () => name })],
+  }),
+  {
+    handleSignals: false,
+    logStream: process.stderr,
+    plugins: [healthPlugin({ checks: [] })],
+    ...(bus && { eventBus: bus }),
+  },
+);
+await Promise.all([relay?.ready, bus?.ready]);
+const address = await server.listen(
+  httpTransport({
+    port: 0,
+    sessions: true,
+    maxSessions: Number(process.env.MAX_SESSIONS ?? 10_000),
+    ...(process.env.IDLE_MS && { sessionIdleTimeoutMs: Number(process.env.IDLE_MS) }),
+    drainDelayMs: 0,
+    ...(relay && { sessionRelay: relay }),
+  }),
+);
+process.stdout.write(`READY ${address.port}\n`);
+process.once('SIGTERM', async () => {
+  await server.close();
+  await relay?.close();
+  await bus?.close();
+  process.exit(0);
+});
