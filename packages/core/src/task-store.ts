@@ -64,6 +64,15 @@ export interface TaskStore {
    */
   update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined>;
   delete(taskId: string): Promise<void>;
+  /**
+   * Optional, for a store shared by several processes: calls `listener` with a task's id after the task
+   * changed or was deleted (through any process, this one included), and with `undefined` when changes may
+   * have been missed (a reconnect). Pier re-reads the tasks whose run this process owns: a task cancelled
+   * or deleted elsewhere has its run aborted (`ctx.signal`), one answered elsewhere (`tasks/update`) runs
+   * its handler again here. Without it, those runs only learn of the change when they finish. Returns the
+   * function that stops the calls.
+   */
+  watch?(listener: (taskId: string | undefined) => void): () => void;
 }
 
 /** Options of {@link InMemoryTaskStore}. */
