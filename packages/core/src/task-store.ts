@@ -115,6 +115,22 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<StoredTask | undefined> {
+    return this.#current(taskId);
+  }
+
+  async update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined> {
+    // Read and write in one synchronous step: an `await` between them let concurrent updates of one
+    // version all succeed.
+    const current = this.#current(task.taskId);
+    if (current === undefined || current.version !== expectedVersion) return undefined;
+    return this.#put({ ...task, version: expectedVersion + 1 }, this.#tasks.get(task.taskId)?.bytes ?? 0);
+  }
+
+  async delete(taskId: string): Promise<void> {
+    this.#remove(taskId);
+  }
+
+  #current(taskId: string): StoredTask | undefined {
     const held = this.#tasks.get(taskId);
     if (held === undefined) return undefined;
     if (held.task.expiresAt <= this.#now()) {
@@ -122,16 +138,6 @@ export class InMemoryTaskStore implements TaskStore {
       return undefined;
     }
     return held.task;
-  }
-
-  async update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined> {
-    const current = await this.get(task.taskId);
-    if (current === undefined || current.version !== expectedVersion) return undefined;
-    return this.#put({ ...task, version: expectedVersion + 1 }, this.#tasks.get(task.taskId)?.bytes ?? 0);
-  }
-
-  async delete(taskId: string): Promise<void> {
-    this.#remove(taskId);
   }
 
   #put(task: StoredTask, replacing: number): StoredTask {

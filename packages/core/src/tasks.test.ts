@@ -348,6 +348,13 @@ describe('InMemoryTaskStore', () => {
     });
     expect(await store.update(record('a', 'failed', Number.MAX_SAFE_INTEGER), 1)).toBeUndefined();
     expect((await store.get('a'))?.status).toBe('completed');
+    // Concurrent updates of one version: exactly one is applied.
+    const outcomes = await Promise.all(
+      (['failed', 'cancelled'] as const).map((status) =>
+        store.update(record('a', status, Number.MAX_SAFE_INTEGER), 2),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome !== undefined)).toHaveLength(1);
   });
 
   it('when full, drops the oldest finished task; refuses a new one when only unfinished tasks are left', async () => {
