@@ -9,6 +9,7 @@
  * | `REDIS_QUEUE_FULL` | Redis was unreachable for longer than the offline queue holds: the oldest events were dropped |
  * | `REDIS_READ_FAILED` | the reader lost its connection (reported once per outage; it reconnects by itself) |
  * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
+ * | `REDIS_TASK_STORE_FAILED` | a task store command failed (Redis unreachable, a duplicate task id, a record not JSON): thrown by the store's methods; a lost change channel goes to `onerror` |
  */
 export type PierRedisErrorCode =
   | 'REDIS_OPTIONS_INVALID'
@@ -16,7 +17,8 @@ export type PierRedisErrorCode =
   | 'REDIS_PUBLISH_FAILED'
   | 'REDIS_QUEUE_FULL'
   | 'REDIS_READ_FAILED'
-  | 'REDIS_EVENTS_LOST';
+  | 'REDIS_EVENTS_LOST'
+  | 'REDIS_TASK_STORE_FAILED';
 
 /** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
 export class PierRedisError extends Error {

@@ -3,5 +3,10 @@ import { expect, it } from 'vitest';
 import * as entry0 from './index.js';
 
 it('@pier/redis exports exactly its allow-list', () => {
-  expect(Object.keys(entry0).sort()).toEqual(['PierRedisError', 'redisEventBus', 'redisHealthCheck']);
+  expect(Object.keys(entry0).sort()).toEqual([
+    'PierRedisError',
+    'redisEventBus',
+    'redisHealthCheck',
+    'redisTaskStore',
+  ]);
 });

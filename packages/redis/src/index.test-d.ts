@@ -1,8 +1,9 @@
+import type { TaskStore } from '@pier/core';
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import { createClient } from '@redis/client';
 import { expectTypeOf } from 'vitest';
-import { type RedisClientLike, redisEventBus } from './index.js';
+import { type RedisClientLike, type RedisTaskClientLike, redisEventBus, redisTaskStore } from './index.js';
 
 // A node-redis v6 client fits the structural interface as it is.
 expectTypeOf(createClient()).toExtend<RedisClientLike>();
@@ -10,3 +11,7 @@ const bus = redisEventBus({ url: 'redis://127.0.0.1:6379' });
 // The bus is the SDK's ServerEventBus (core's EventBus) and its check is plugin-health's definition.
 expectTypeOf(bus).toExtend<EventBus>();
 expectTypeOf(bus.healthCheck()).toExtend<HealthCheckDefinition>();
+
+// The task store runs on a node-redis v6 client as it is too, and is core's TaskStore.
+expectTypeOf(createClient()).toExtend<RedisTaskClientLike>();
+expectTypeOf(redisTaskStore({ url: 'redis://127.0.0.1:6379' })).toExtend<TaskStore>();

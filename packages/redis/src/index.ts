@@ -12,3 +12,9 @@ export {
   type RedisHealthCheckResult,
   redisHealthCheck,
 } from './health.js';
+export {
+  type RedisTaskClientLike,
+  type RedisTaskStore,
+  type RedisTaskStoreOptions,
+  redisTaskStore,
+} from './task-store.js';
