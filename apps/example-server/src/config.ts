@@ -113,6 +113,17 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       env: 'DRAIN_DELAY_MS',
       description: 'After SIGTERM, how long MCP requests are still served while readiness fails',
     },
+    redisUrl: {
+      schema: z
+        .string()
+        .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
+        .optional(),
+      env: 'REDIS_URL',
+      arg: false,
+      secret: true,
+      description:
+        'Redis shared by the replicas (redis://[user:password@]host:port): tasks live there, not in memory',
+    },
   } as const;
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Entry point: read the configuration, open the notes, serve MCP over stdio or streamable HTTP.
+import { setTimeout as delay } from 'node:timers/promises';
 import { configReport } from '@pier/config';
+import { redisTaskStore } from '@pier/redis';
 import { httpTransport } from '@pier/transport-http';
 import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
 import { NotesStore } from './notes-store.js';
-import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
+import { FLUSH_TIMEOUT_MS, REDIS_READY_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
 import { startOtlp, telemetryPlugin } from './telemetry.js';
 
 // Problems (a missing API key…) are printed on stderr, with exit code 1, before anything else happens.
@@ -21,6 +23,13 @@ try {
 // OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK is registered before the server is built.
 const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(config.otlpEndpoint);
 
+// REDIS_URL: tasks (export_notes) live in Redis, so any replica answers tasks/get and tasks/cancel, and a
+// cancel reaches the replica running the export. Unset: the embedded in-memory store (one process).
+const tasks = config.redisUrl === undefined ? undefined : redisTaskStore({ url: config.redisUrl });
+// Bounded: a Redis still down after this makes task calls fail clearly, not the server wait.
+if (tasks !== undefined)
+  await Promise.race([tasks.ready, delay(REDIS_READY_TIMEOUT_MS, undefined, { ref: false })]);
+
 const server = createNotesServer(
   { config, store },
   // DEBUG=true wins over LOG_LEVEL.
@@ -28,6 +37,7 @@ const server = createNotesServer(
     logLevel: config.debug ? 'debug' : config.logLevel,
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
     plugins: [telemetryPlugin(config)],
+    ...(tasks !== undefined && { tasks: { store: tasks } }),
   },
 );
 // configReport masks every secret: this line never holds the raw API key or database URL.
@@ -39,6 +49,7 @@ server.onClose(async () => {
   await store.flush();
   server.logger.info('notes flushed');
 });
+if (tasks !== undefined) server.onClose(() => tasks.close());
 // Sends the spans and metrics still buffered.
 if (otlp !== undefined) server.onClose(() => otlp.shutdown());
 
