@@ -214,3 +214,39 @@ describe('redisTaskStore', () => {
     await expect(store.get(task.taskId)).rejects.toThrow(/after close/);
   });
 });
+
+describe('redisTaskStore while Redis is down', () => {
+  it('fails commands clearly, and once Redis is back tells watchers to re-read (undefined) and works again', async () => {
+    const errors: string[] = [];
+    const store = redisTaskStore({
+      url: redis.url,
+      prefix: `test:outage:${process.pid}:`,
+      connectTimeoutMs: 300,
+      onerror: (error) => errors.push(error.code),
+    });
+    stores.push(store);
+    await store.ready;
+    const seen: (string | undefined)[] = [];
+    store.watch((taskId) => seen.push(taskId));
+    await redis.kill();
+    try {
+      const failure = await store.create(record()).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'REDIS_TASK_STORE_FAILED' });
+    } finally {
+      await redis.restart();
+    }
+    await until(() => seen.includes(undefined), 'the re-read hint after the reconnect', 8_000);
+    expect(errors).toContain('REDIS_TASK_STORE_FAILED');
+    const task = record();
+    await until(
+      () =>
+        store.create(task).then(
+          () => true,
+          () => false,
+        ),
+      'a create after the outage',
+      8_000,
+    );
+    expect(await store.get(task.taskId)).toMatchObject({ version: 1 });
+  });
+});
