@@ -1,3 +1,5 @@
+import { inspect } from 'node:util';
+import { configReport } from '@pier/config';
 import { describe, expect, it } from 'vitest';
 import { type AppConfig, defaultDataDir, MISSING_API_KEY_HINT, readConfig } from './config.js';
 import { DEFAULT_BASE_URL, DEFAULT_DRAIN_DELAY_MS, DEFAULT_PORT } from './settings.js';
@@ -98,6 +100,48 @@ describe('readConfig', () => {
     }
     for (const flag of ['--transport', '--port', '--data-dir', '--drain-delay-ms'])
       expect(stdout).toContain(flag);
+  });
+});
+
+describe('REDIS_URL and REQUEST_STATE_KEY (scale-out mode)', () => {
+  const password = 's3cret-redis-pass';
+  const url = `redis://app:${password}@redis.internal:6379/0`;
+
+  it('reads them from the environment only, and shows them masked wherever the configuration is printed', () => {
+    const key = 'k'.repeat(40);
+    const { config } = read([], { API_KEY: 'k', REDIS_URL: url, REQUEST_STATE_KEY: key });
+    expect(config?.redisUrl).toBe(url);
+    expect(config?.requestStateKey).toBe(key);
+    const shown = `${JSON.stringify(config)} ${inspect(config)} ${JSON.stringify(configReport(config as AppConfig))}`;
+    expect(shown).not.toContain(password);
+    expect(shown).not.toContain(key);
+    // No flag: a password on the command line would show in `ps`.
+    expect(read(['--redis-url', url], { API_KEY: 'k' }).code).toBe(1);
+  });
+
+  it('refuses a URL that is not redis:// or rediss:// without quoting it, and a short key', () => {
+    const bad = read([], { API_KEY: 'k', REDIS_URL: `http://app:${password}@redis.internal/` });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('REDIS_URL');
+    expect(bad.stderr).not.toContain(password);
+    const short = read([], { API_KEY: 'k', REQUEST_STATE_KEY: 'too-short' });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('REQUEST_STATE_KEY');
+    expect(short.stderr).not.toContain('too-short');
+  });
+
+  it('lists them in --help without any value read from the environment', () => {
+    const { code, stdout } = read(['--help'], { REDIS_URL: url });
+    expect(code).toBe(0);
+    expect(stdout).toContain('REDIS_URL');
+    expect(stdout).toContain('REQUEST_STATE_KEY');
+    expect(stdout).not.toContain(password);
+  });
+
+  it('are unset by default: the embedded single-process mode', () => {
+    const { config } = read([], { API_KEY: 'k' });
+    expect(config?.redisUrl).toBeUndefined();
+    expect(config?.requestStateKey).toBeUndefined();
   });
 });
 

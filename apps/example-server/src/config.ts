@@ -108,21 +108,26 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       arg: false,
       description: 'Push traces and metrics over OTLP/HTTP to this collector (e.g. http://localhost:4318)',
     },
-    drainDelayMs: {
-      schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
-      env: 'DRAIN_DELAY_MS',
-      description: 'After SIGTERM, how long MCP requests are still served while readiness fails',
-    },
     redisUrl: {
-      schema: z
-        .string()
-        .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
-        .optional(),
+      schema: z.url({ protocol: /^rediss?$/ }).optional(),
       env: 'REDIS_URL',
       arg: false,
       secret: true,
       description:
-        'Redis shared by the replicas (redis://[user:password@]host:port): tasks live there, not in memory',
+        'Scale-out mode: redis://[user:password@]host:port[/db]; replicas share notes, change events and the input-required key through it',
+    },
+    requestStateKey: {
+      schema: z.string().min(32).optional(),
+      env: 'REQUEST_STATE_KEY',
+      arg: false,
+      secret: true,
+      description:
+        'Key (≥ 32 characters) signing input-required state, the same on every replica; with REDIS_URL and unset, one is shared through Redis',
+    },
+    drainDelayMs: {
+      schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
+      env: 'DRAIN_DELAY_MS',
+      description: 'After SIGTERM, how long MCP requests are still served while readiness fails',
     },
   } as const;
 }

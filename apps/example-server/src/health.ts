@@ -1,11 +1,11 @@
 // The two health checks: the data directory (critical: without it no note can be saved) and the
 // upstream API (not critical: the notes keep working without it, so an outage only degrades).
 import type { HealthCheckDefinition, HealthCheckResult } from '@pier/plugin-health';
-import type { NotesStore } from './notes-store.js';
+import type { FileNotesStore } from './notes-store.js';
 
 /** What the checks need. */
 export interface HealthCheckDeps {
-  readonly store: Pick<NotesStore, 'probeWritable' | 'dataDir'>;
+  readonly store: Pick<FileNotesStore, 'probeWritable' | 'dataDir'>;
   /** `BASE_URL`. */
   readonly baseUrl: string;
   /** `TIMEOUT`: how long the upstream has to answer. */

@@ -1,47 +1,66 @@
 #!/usr/bin/env node
 // Entry point: read the configuration, open the notes, serve MCP over stdio or streamable HTTP.
-import { setTimeout as delay } from 'node:timers/promises';
 import { configReport } from '@pier/config';
-import { redisTaskStore } from '@pier/redis';
+import { createLogger } from '@pier/core';
 import { httpTransport } from '@pier/transport-http';
 import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
-import { NotesStore } from './notes-store.js';
-import { FLUSH_TIMEOUT_MS, REDIS_READY_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
+import { FileNotesStore, type NotesStore } from './notes-store.js';
+import { type ScaleOutParts, scaleOutParts } from './scale-out.js';
+import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
 import { startOtlp, telemetryPlugin } from './telemetry.js';
 
 // Problems (a missing API key…) are printed on stderr, with exit code 1, before anything else happens.
 const config = readConfig();
 
+const logLevel = config.debug ? 'debug' : config.logLevel;
+const dataDir = dataDirOf(config);
+
+// REDIS_URL: scale-out mode, the notes, change events and input-required key shared through Redis.
+// Without it, the embedded defaults: notes in <data dir>/notes.json, events and key in this process.
+let shared: ScaleOutParts | undefined;
+if (config.redisUrl !== undefined) {
+  try {
+    shared = await scaleOutParts({
+      redisUrl: config.redisUrl,
+      requestStateKey: config.requestStateKey,
+      logger: createLogger({ scope: SERVER_NAME, level: logLevel }),
+    });
+  } catch (error) {
+    // The message never holds the URL (scaleOutParts cuts it out).
+    fail(`cannot use Redis: ${messageOf(error)}`);
+  }
+}
+
 let store: NotesStore;
 try {
-  store = await NotesStore.open(dataDirOf(config));
+  // The data directory is used in both modes (exports, the data-dir check).
+  const files = await FileNotesStore.open(dataDir);
+  store = shared?.notesStore ?? files;
 } catch (error) {
-  fail(`cannot open the notes in ${dataDirOf(config)}: ${messageOf(error)}`);
+  fail(`cannot open the notes in ${dataDir}: ${messageOf(error)}`);
 }
 
 // OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK is registered before the server is built.
 const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(config.otlpEndpoint);
 
-// REDIS_URL: tasks (export_notes) live in Redis, so any replica answers tasks/get and tasks/cancel, and a
-// cancel reaches the replica running the export. Unset: the embedded in-memory store (one process).
-const tasks = config.redisUrl === undefined ? undefined : redisTaskStore({ url: config.redisUrl });
-// Bounded: a Redis still down after this makes task calls fail clearly, not the server wait.
-if (tasks !== undefined)
-  await Promise.race([tasks.ready, delay(REDIS_READY_TIMEOUT_MS, undefined, { ref: false })]);
-
 const server = createNotesServer(
-  { config, store },
+  { config, store, dataDir, checks: shared?.healthChecks ?? [] },
   // DEBUG=true wins over LOG_LEVEL.
   {
-    logLevel: config.debug ? 'debug' : config.logLevel,
+    logLevel,
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
     plugins: [telemetryPlugin(config)],
-    ...(tasks !== undefined && { tasks: { store: tasks } }),
+    ...(shared !== undefined && { eventBus: shared.eventBus, requestState: shared.requestState }),
+    ...(shared?.tasks !== undefined && { tasks: shared.tasks }),
+    ...(shared === undefined &&
+      config.requestStateKey !== undefined && { requestState: { key: config.requestStateKey } }),
   },
 );
 // configReport masks every secret: this line never holds the raw API key or database URL.
 server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
+// Hooks run last added first: Redis is closed after the notes are flushed.
+if (shared !== undefined) server.onClose(() => (shared as ScaleOutParts).close());
 // Core closes the server on SIGTERM (after the drain) or SIGINT, or when a stdio client ends stdin. The
 // hook runs once the last request was answered and before the process exits, so every note a client
 // was told about is on disk. A failed flush is logged and makes the exit code 1.
@@ -49,7 +68,6 @@ server.onClose(async () => {
   await store.flush();
   server.logger.info('notes flushed');
 });
-if (tasks !== undefined) server.onClose(() => tasks.close());
 // Sends the spans and metrics still buffered.
 if (otlp !== undefined) server.onClose(() => otlp.shutdown());
 
@@ -64,6 +82,7 @@ try {
         sessions: config.sessions,
         drainDelayMs: config.drainDelayMs,
         shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS,
+        ...shared?.http,
       }),
     );
     // Always printed (whatever LOG_LEVEL says): with --port 0 this is how a caller learns the port.

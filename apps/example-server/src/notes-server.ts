@@ -17,17 +17,27 @@ import {
   type ToolContext,
 } from '@pier/core';
 import { authPlugin } from '@pier/plugin-auth';
-import { healthPlugin } from '@pier/plugin-health';
+import { type HealthCheckDefinition, healthPlugin } from '@pier/plugin-health';
 import { z } from 'zod';
 import type { AppConfig } from './config.js';
 import { healthChecks } from './health.js';
-import type { Note, NotesStore } from './notes-store.js';
+import { type Note, type NotesStore, probeWritable } from './notes-store.js';
 import { HEALTH_PATHS, SERVER_NAME, SERVER_VERSION } from './settings.js';
 
 /** What the server is built from: the configuration and the opened store. */
 export interface NotesServerDeps {
   readonly config: AppConfig;
+  /** The notes: the file store (embedded default) or Redis (`REDIS_URL`). */
   readonly store: NotesStore;
+  /** Where exports go, and what the critical `data-dir` check probes. */
+  readonly dataDir: string;
+  /** More health checks (the `redis` one in scale-out mode). */
+  readonly checks?: readonly HealthCheckDefinition[];
+}
+
+/** What the class gets: the deps, and how to tell clients that the notes changed. */
+interface NotesServerInit extends NotesServerDeps {
+  readonly notesChanged: () => Promise<void>;
 }
 
 /** The URI of one note, served by the `note` resource template. */
@@ -49,9 +59,17 @@ const noteFields = {
  * made here and given to `createServer` (the class itself needs nothing known only at run time).
  */
 export function createNotesServer(deps: NotesServerDeps, options: CreateServerOptions = {}): PierServer {
+  const { dataDir } = deps;
   const health = healthPlugin({
     paths: HEALTH_PATHS,
-    checks: healthChecks({ store: deps.store, baseUrl: deps.config.baseUrl, timeoutMs: deps.config.timeout }),
+    checks: [
+      ...healthChecks({
+        store: { dataDir, probeWritable: () => probeWritable(dataDir) },
+        baseUrl: deps.config.baseUrl,
+        timeoutMs: deps.config.timeout,
+      }),
+      ...(deps.checks ?? []),
+    ],
   });
   const { authIssuer, authResource } = deps.config;
   const auth =
@@ -65,12 +83,20 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
           }),
         ]
       : [];
-  return createServer(NotesServer, deps, {
+  // The tools raise change events through the server's event bus, which exists once the server does.
+  let server: PierServer | undefined;
+  const notesChanged = async () => {
+    if (server === undefined) return;
+    server.events.publish({ kind: 'resources_list_changed' });
+    await server.notifyResourceUpdated(NOTES_INDEX_URI);
+  };
+  server = createServer(NotesServer, { ...deps, notesChanged } satisfies NotesServerInit, {
     ...options,
     plugins: [health, ...auth, ...(options.plugins ?? [])],
     // One skill (skills/notes/SKILL.md, beside dist/) teaching a model how to use this server.
     skills: SKILLS_DIR,
   });
+  return server;
 }
 
 /** The skills the server ships (the skills extension serves them as `skill://notes/…`). */
@@ -101,15 +127,21 @@ export const CONFIRM_DELETE_SCHEMA: Extract<
 class NotesServer {
   readonly #config: AppConfig;
   readonly #store: NotesStore;
+  readonly #dataDir: string;
+  readonly #notesChanged: () => Promise<void>;
 
-  constructor({ config, store }: NotesServerDeps) {
+  constructor({ config, store, dataDir, notesChanged }: NotesServerInit) {
     this.#config = config;
     this.#store = store;
+    this.#dataDir = dataDir;
+    this.#notesChanged = notesChanged;
   }
 
   @Tool({ name: 'add_note', description: 'Save a new note', input: noteFields, scopes: [WRITE] })
   async addNote({ title, body, tags }: { title: string; body: string; tags?: string[] | undefined }) {
     const note = await this.#store.add({ title, body, ...(tags !== undefined && { tags }) });
+    // Subscribers hear it on every replica: notes://index changed, and the resource list gained a note.
+    await this.#notesChanged();
     return { note: summaryOf(note), uri: noteUri(note.id) };
   }
 
@@ -121,7 +153,7 @@ class NotesServer {
     scopes: [READ],
   })
   async listNotes({ tag }: { tag?: string | undefined }) {
-    const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+    const notes = (await this.#store.list()).filter((note) => tag === undefined || note.tags.includes(tag));
     return { notes: notes.map(summaryOf) };
   }
 
@@ -133,7 +165,9 @@ class NotesServer {
     scopes: [READ],
   })
   async searchNotes({ query }: { query: string }) {
-    return { notes: this.#store.search(query).map((note) => ({ ...summaryOf(note), body: note.body })) };
+    return {
+      notes: (await this.#store.search(query)).map((note) => ({ ...summaryOf(note), body: note.body })),
+    };
   }
 
   @Tool({
@@ -144,7 +178,7 @@ class NotesServer {
     scopes: [WRITE],
   })
   async deleteNote({ id }: { id: string }, ctx: ToolContext) {
-    const note = this.#store.get(id);
+    const note = await this.#store.get(id);
     if (note === undefined) throw new Error(`no note with id "${id}"`);
     // Nothing is changed before the question: on 2026-07-28 this method runs again from the top with
     // the answer, so the only side effect (the delete) comes after it, once.
@@ -159,6 +193,7 @@ class NotesServer {
       if (answer.action !== 'accept' || answer.content?.confirm !== true) return `kept note ${id}`;
     }
     if (!(await this.#store.delete(id))) throw new Error(`no note with id "${id}"`);
+    await this.#notesChanged();
     return `deleted note ${id}`;
   }
 
@@ -170,8 +205,8 @@ class NotesServer {
     scopes: [READ],
   })
   async exportNotes(_args: Record<string, never>, ctx: ToolContext) {
-    const notes = this.#store.list();
-    const file = join(this.#store.dataDir, `export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const notes = await this.#store.list();
+    const file = join(this.#dataDir, `export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
     const partial = `${file}.partial`;
     let done = false;
     const handle = await open(partial, 'w');
@@ -206,7 +241,7 @@ class NotesServer {
   })
   async showConfig() {
     // configReport masks every secret; the raw key and database URL never leave the process.
-    return { config: configReport(this.#config), dataDir: this.#store.dataDir };
+    return { config: configReport(this.#config), dataDir: this.#dataDir };
   }
 
   @Resource({
@@ -216,9 +251,11 @@ class NotesServer {
     description: 'Every note: id, title, tags, creation time and its own URI',
     mimeType: 'application/json',
     scopes: [READ],
+    // add_note and delete_note announce every change (notifications/resources/updated).
+    subscribable: true,
   })
   async index() {
-    return { notes: this.#store.list().map(summaryOf) };
+    return { notes: (await this.#store.list()).map(summaryOf) };
   }
 
   @Resource({
@@ -234,13 +271,13 @@ class NotesServer {
       },
     },
     // Each note also shows in resources/list, under its title.
-    list(this: NotesServer) {
-      return this.#store.list().map((note) => ({ uri: noteUri(note.id), name: note.title }));
+    async list(this: NotesServer) {
+      return (await this.#store.list()).map((note) => ({ uri: noteUri(note.id), name: note.title }));
     },
   })
   async note(_uri: URL, { variables }: ResourceContext) {
     const id = String(variables.id);
-    const note = this.#store.get(id);
+    const note = await this.#store.get(id);
     if (note === undefined) throw new Error(`no note with id "${id}"`);
     return markdownOf(note);
   }
@@ -252,7 +289,7 @@ class NotesServer {
     scopes: [READ],
   })
   async summarize({ tag }: { tag?: string | undefined }) {
-    const notes = this.#store.list().filter((note) => tag === undefined || note.tags.includes(tag));
+    const notes = (await this.#store.list()).filter((note) => tag === undefined || note.tags.includes(tag));
     if (notes.length === 0) return `There are no notes${tag === undefined ? '' : ` tagged "${tag}"`} yet.`;
     const text = notes.map(markdownOf).join('\n\n---\n\n');
     return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
@@ -260,11 +297,8 @@ class NotesServer {
 }
 
 /** Note ids that start with what the user typed, for `completion/complete` on the template. */
-function completeId(store: NotesStore, prefix: string): string[] {
-  return store
-    .list()
-    .map((note) => note.id)
-    .filter((id) => id.startsWith(prefix));
+async function completeId(store: NotesStore, prefix: string): Promise<string[]> {
+  return (await store.list()).map((note) => note.id).filter((id) => id.startsWith(prefix));
 }
 
 function summaryOf(note: Note) {

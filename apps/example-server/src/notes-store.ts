@@ -18,24 +18,63 @@ export interface NewNote {
   readonly tags?: readonly string[];
 }
 
+/**
+ * Where the notes live: {@link FileNotesStore} (the embedded default, one process) or
+ * `RedisNotesStore` (with `REDIS_URL`: every replica serves the same notes). Reads are asynchronous
+ * because a shared store answers from the network.
+ */
+export interface NotesStore {
+  /** Every note, oldest first. */
+  list(): Promise<readonly Note[]>;
+  get(id: string): Promise<Note | undefined>;
+  /** Notes whose title, body or tags contain `query`, ignoring case. */
+  search(query: string): Promise<readonly Note[]>;
+  add(input: NewNote): Promise<Note>;
+  /** Deletes a note; resolves `false` when there was none with that id. */
+  delete(id: string): Promise<boolean>;
+  /** Waits for writes still under way (used on shutdown). */
+  flush(): Promise<void>;
+}
+
+/** A note with a fresh id and creation time. */
+export function newNote(input: NewNote): Note {
+  return {
+    id: randomUUID(),
+    title: input.title,
+    body: input.body,
+    tags: [...(input.tags ?? [])],
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** Whether `note` contains `query` in its title, body or tags, ignoring case. */
+export function matches(note: Note, query: string): boolean {
+  const needle = query.toLowerCase();
+  return (
+    note.title.toLowerCase().includes(needle) ||
+    note.body.toLowerCase().includes(needle) ||
+    note.tags.some((tag) => tag.toLowerCase().includes(needle))
+  );
+}
+
 const FILE_NAME = 'notes.json';
 
 /**
- * Notes kept in memory and persisted to `<dataDir>/notes.json`.
+ * The embedded default: notes kept in memory and persisted to `<dataDir>/notes.json`.
  *
  * Every change is written to a temporary file in the same directory, flushed to disk, then renamed
  * over the old file: a crash at any point leaves either the previous notes or the new ones, never a
  * half-written file. Writes are queued so two concurrent changes cannot interleave.
  */
-export class NotesStore {
+export class FileNotesStore implements NotesStore {
   #notes: Note[] = [];
   #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(readonly dataDir: string) {}
 
   /** Opens (creating the directory if needed) and loads the notes. A corrupt file is an error, never overwritten. */
-  static async open(dataDir: string): Promise<NotesStore> {
-    const store = new NotesStore(dataDir);
+  static async open(dataDir: string): Promise<FileNotesStore> {
+    const store = new FileNotesStore(dataDir);
     await mkdir(dataDir, { recursive: true });
     let text: string;
     try {
@@ -52,34 +91,21 @@ export class NotesStore {
     return store;
   }
 
-  list(): readonly Note[] {
+  async list(): Promise<readonly Note[]> {
     return this.#notes;
   }
 
-  get(id: string): Note | undefined {
+  async get(id: string): Promise<Note | undefined> {
     return this.#notes.find((note) => note.id === id);
   }
 
-  /** Notes whose title, body or tags contain `query`, ignoring case. */
-  search(query: string): readonly Note[] {
-    const needle = query.toLowerCase();
-    return this.#notes.filter(
-      (note) =>
-        note.title.toLowerCase().includes(needle) ||
-        note.body.toLowerCase().includes(needle) ||
-        note.tags.some((tag) => tag.toLowerCase().includes(needle)),
-    );
+  async search(query: string): Promise<readonly Note[]> {
+    return this.#notes.filter((note) => matches(note, query));
   }
 
   add(input: NewNote): Promise<Note> {
     return this.#change(() => {
-      const note: Note = {
-        id: randomUUID(),
-        title: input.title,
-        body: input.body,
-        tags: [...(input.tags ?? [])],
-        createdAt: new Date().toISOString(),
-      };
+      const note = newNote(input);
       return { notes: [...this.#notes, note], result: note };
     });
   }
@@ -93,10 +119,8 @@ export class NotesStore {
   }
 
   /** Proves the directory is writable now (used by the health check): writes and removes a probe file. */
-  async probeWritable(): Promise<void> {
-    const probe = join(this.dataDir, `.probe-${process.pid}-${randomUUID()}`);
-    await writeFile(probe, 'ok');
-    await rm(probe, { force: true });
+  probeWritable(): Promise<void> {
+    return probeWritable(this.dataDir);
   }
 
   /** Waits for queued writes (used on shutdown). */
@@ -138,7 +162,8 @@ export class NotesStore {
   }
 }
 
-function isNote(value: unknown): value is Note {
+/** Whether `value` has the shape of a {@link Note} (checks what a file or Redis hands back). */
+export function isNote(value: unknown): value is Note {
   if (typeof value !== 'object' || value === null) return false;
   const note = value as Record<string, unknown>;
   return (
@@ -149,4 +174,11 @@ function isNote(value: unknown): value is Note {
     note.tags.every((tag) => typeof tag === 'string') &&
     typeof note.createdAt === 'string'
   );
+}
+
+/** Proves `dir` is writable now: writes and removes a probe file. */
+export async function probeWritable(dir: string): Promise<void> {
+  const probe = join(dir, `.probe-${process.pid}-${randomUUID()}`);
+  await writeFile(probe, 'ok');
+  await rm(probe, { force: true });
 }

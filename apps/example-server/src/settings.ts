@@ -28,9 +28,6 @@ export const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** How long flushing the notes may take on shutdown, after the requests finished (`closeHookTimeoutMs`). */
 export const FLUSH_TIMEOUT_MS = 5_000;
 
-/** With `REDIS_URL`, how long start-up waits for Redis before serving anyway (task calls then fail clearly). */
-export const REDIS_READY_TIMEOUT_MS = 5_000;
-
 /** Where the MCP endpoint and the health endpoints are served over HTTP. */
 export const MCP_PATH = '/mcp';
 export const HEALTH_PATHS = {

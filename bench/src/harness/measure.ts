@@ -33,12 +33,19 @@ export type Scenario = { readonly era: Era } | { readonly get: string };
 export async function throughput(
   server: RunningServer,
   scenario: Scenario,
-  options: { readonly seconds: number; readonly warmupSeconds: number; readonly connections: number },
+  options: {
+    readonly seconds: number;
+    readonly warmupSeconds: number;
+    readonly connections: number;
+    /** Extra headers on every POST (an `Authorization` for a protected server). */
+    readonly headers?: Readonly<Record<string, string>>;
+  },
 ): Promise<ThroughputSample> {
   const job = (seconds: number): LoadJob => ({
     base: server.base,
     connections: options.connections,
     seconds,
+    ...(options.headers !== undefined && { headers: options.headers }),
     ...('get' in scenario
       ? { path: scenario.get }
       : { path: '/mcp', era: scenario.era, sessions: server.spec.sessionful && scenario.era === 'legacy' }),

@@ -22,6 +22,8 @@ export interface LoadJob {
   readonly sessions?: boolean;
   readonly connections: number;
   readonly seconds: number;
+  /** Extra headers on every POST (an `Authorization` for a protected server). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface LoadResult {
@@ -63,7 +65,11 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   let nextId = 1;
   const post = (build: (id: number) => McpRequest) => (request: autocannon.Request) => {
     const { headers, body } = build(nextId++);
-    return { ...request, headers, body };
+    return {
+      ...request,
+      headers: job.headers === undefined ? headers : { ...headers, ...job.headers },
+      body,
+    };
   };
   const wrong = { answers: 0 };
   const result = await autocannon({

@@ -5,11 +5,13 @@
 // add to what every other Pier figure pays per request (a stateless server registers every tool on
 // every request). The checks count their calls (reported over the bench control channel) for the
 // stampede test.
+// `BENCH_AUTH_ISSUER` (an issuer URL serving `/jwks`) adds `authPlugin()` with `jwt()` for that issuer
+// (`BENCH_AUTH_CACHE=0`: without the verified-token cache); see auth-overhead.ts.
 // `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
 // `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, MCPServer, Tool, type ToolContext } from '@pier/core';
+import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { otelPlugin } from '@pier/plugin-otel';
 import { benchPort, serveControl } from './common.js';
@@ -42,13 +44,30 @@ const health = healthPlugin({
   ],
 });
 
+const issuer = process.env.BENCH_AUTH_ISSUER;
+// Imported only when used: the other Pier figures (cold start above all) must not pay for loading it.
+const auth: PierPlugin[] = [];
+if (issuer !== undefined) {
+  const { authPlugin, jwt } = await import('@pier/plugin-auth');
+  auth.push(
+    authPlugin({
+      resource: `http://127.0.0.1:${benchPort()}/mcp`,
+      authorizationServers: [issuer],
+      verifier: jwt({
+        jwksUri: `${issuer}/jwks`,
+        ...(process.env.BENCH_AUTH_CACHE === '0' && { cacheTokens: 0 }),
+      }),
+    }),
+  );
+}
+
 const otel = process.env.BENCH_OTEL;
 if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
 
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: otel === undefined || otel === 'sdk-only' ? [health] : [health, otelPlugin()],
+  plugins: otel === undefined || otel === 'sdk-only' ? [health, ...auth] : [health, otelPlugin()],
 })
 class BenchServer {
   @Tool({ description: ECHO_DESCRIPTION, input: ECHO_INPUT })

@@ -1,5 +1,13 @@
 // JWT access tokens (RFC 9068) checked against the issuer's published keys, with jose.
-import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
+import { createHash } from 'node:crypto';
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  errors,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import { metadataFetcher } from './discovery.js';
 import { Issues, shown, TokenRejectedError } from './errors.js';
 import { issuerProblem, sameResource } from './urls.js';
@@ -26,6 +34,13 @@ export interface JwtOptions {
   readonly cacheMaxAgeMs?: number;
   /** Timeout of a metadata or key set fetch, in milliseconds (then 503). Default 5000. */
   readonly timeoutMs?: number;
+  /**
+   * How many verified tokens to remember (by SHA-256), each until its `exp` at most, so that a client's
+   * next request skips the signature check. An entry counts only while the key that verified it is still
+   * the one the key set gives for its `kid`: a key set refetch (rotation, or `cacheMaxAgeMs`) re-verifies.
+   * `0` turns it off. Default 1000.
+   */
+  readonly cacheTokens?: number;
 }
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -49,6 +64,10 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
   const tolerance = options.clockToleranceSeconds ?? 5;
   if (!Number.isInteger(tolerance) || tolerance < 0 || tolerance > 60) {
     issues.add(`clockToleranceSeconds must be an integer from 0 to 60 (got ${shown(tolerance)})`);
+  }
+  const cacheTokens = options.cacheTokens ?? 1000;
+  if (!Number.isInteger(cacheTokens) || cacheTokens < 0) {
+    issues.add(`cacheTokens must be an integer ≥ 0 (got ${shown(cacheTokens)})`);
   }
   for (const key of ['cooldownMs', 'cacheMaxAgeMs', 'timeoutMs'] as const) {
     const value = options[key];
@@ -91,8 +110,22 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
         }),
       );
 
+      /** Verified tokens by SHA-256: the result, the key that verified it, and until when (ms). */
+      const verified = new Map<string, CachedToken>();
+      const remember = (digest: string, entry: CachedToken) => {
+        if (cacheTokens === 0) return;
+        if (verified.size >= cacheTokens) verified.delete(verified.keys().next().value as string);
+        verified.set(digest, entry);
+      };
+
       return {
         async verify(token) {
+          const digest = cacheTokens === 0 ? '' : createHash('sha256').update(token).digest('base64url');
+          const hit = cacheTokens === 0 ? undefined : verified.get(digest);
+          if (hit !== undefined) {
+            if (Date.now() < hit.until && (await stillKeyOf(hit))) return hit.result;
+            verified.delete(digest);
+          }
           let unverified: JWTPayload;
           try {
             unverified = decodeJwt(token);
@@ -109,20 +142,34 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
           }
           const keys = await source.keySet();
           let payload: JWTPayload;
+          let header: JWTHeaderParameters;
+          let key: unknown;
           try {
-            const verified = await jwtVerify(token, keys, {
+            const result = await jwtVerify(token, keys, {
               issuer,
               algorithms: [...algorithms],
               clockTolerance: tolerance,
               requiredClaims: ['exp'],
               ...(!options.allowJwtTyp && { typ: 'at+jwt' }),
             });
-            if (options.allowJwtTyp) checkLooseTyp(verified.protectedHeader.typ);
-            payload = verified.payload;
+            if (options.allowJwtTyp) checkLooseTyp(result.protectedHeader.typ);
+            payload = result.payload;
+            header = result.protectedHeader;
+            key = result.key;
           } catch (error) {
             throw rejection(error);
           }
-          return checkClaims(payload, issuer, settings.resource, tolerance, options.strictAudience === true);
+          const result = checkClaims(
+            payload,
+            issuer,
+            settings.resource,
+            tolerance,
+            options.strictAudience === true,
+          );
+          if (typeof payload.exp === 'number') {
+            remember(digest, { result, keys, header, key, until: payload.exp * 1000 });
+          }
+          return result;
         },
         async probe(signal) {
           for (const [issuer, source] of keySets) {
@@ -137,6 +184,27 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
       };
     },
   };
+}
+
+interface CachedToken {
+  readonly result: VerifiedToken;
+  readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly header: JWTHeaderParameters;
+  readonly key: unknown;
+  readonly until: number;
+}
+
+/**
+ * Whether the key set still gives, for the cached token's header, the very key that verified it. A refetched
+ * key set imports its keys anew, so any refetch (a rotation, an unknown kid, the set's max age) sends the
+ * token through a full verification again; a kid gone from the set fails here too.
+ */
+async function stillKeyOf(entry: CachedToken): Promise<boolean> {
+  try {
+    return (await entry.keys(entry.header, undefined as never)) === entry.key;
+  } catch {
+    return false;
+  }
 }
 
 function checkLooseTyp(typ: unknown): void {

@@ -67,6 +67,7 @@ describe('authPlugin options', () => {
   it('bounds jwt() settings', () => {
     expect(failure(() => jwt({ clockToleranceSeconds: 300 })).message).toMatch(/0 to 60/);
     expect(failure(() => jwt({ algorithms: ['HS256'] })).message).toMatch(/algorithms/);
+    expect(failure(() => jwt({ cacheTokens: -1 })).message).toMatch(/cacheTokens must be an integer ≥ 0/);
     expect(() =>
       authPlugin({
         resource: 'https://a.example.com/mcp',

@@ -8,6 +8,7 @@ import { jwt } from './jwt.js';
 import { checkImplies, checkScopes, ScopePolicy } from './scopes.js';
 import { canonicalUrl, issuerProblem, metadataUrlOf, resourceProblem } from './urls.js';
 import type { ActiveVerifier, TokenVerifier } from './verifier.js';
+import { hideUnusable } from './visibility.js';
 
 /** Options of {@link authPlugin}. */
 export interface AuthPluginOptions {
@@ -39,6 +40,13 @@ export interface AuthPluginOptions {
   readonly metadataMaxAgeSeconds?: number;
   /** Longer tokens are refused unread (401). Default 8192 characters. */
   readonly maxTokenLength?: number;
+  /**
+   * What `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list` show. `'all'`
+   * (default): everything, and a call lacking scopes gets the 403 a client steps up from. `'hide'`: only
+   * what the caller's scopes allow (hierarchy included); such lists are marked `cacheScope: "private"`
+   * on 2026-07-28. Hiding is not access control: calls are checked either way.
+   */
+  readonly visibility?: 'all' | 'hide';
 }
 
 /** A health check in `@pier/plugin-health`'s shape (structural: no dependency on that package). */
@@ -236,6 +244,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         ctx.addRoute({ method: 'OPTIONS', path, handler: preflight });
       }
       ctx.setAuthenticator(authenticator);
+      if (settings.visibility === 'hide') ctx.extendMcpServer({ setup: (server) => hideUnusable(server) });
     },
   };
 }
@@ -252,6 +261,7 @@ interface Settings {
   readonly rootMetadata: boolean;
   readonly metadataMaxAgeSeconds: number;
   readonly maxTokenLength: number;
+  readonly visibility: 'all' | 'hide';
 }
 
 function validate(options: AuthPluginOptions): Settings {
@@ -286,6 +296,9 @@ function validate(options: AuthPluginOptions): Settings {
   if (!Number.isInteger(maxTokenLength) || maxTokenLength < 16) {
     issues.add(`maxTokenLength must be an integer ≥ 16 (got ${shown(maxTokenLength)})`);
   }
+  if (options.visibility !== undefined && options.visibility !== 'all' && options.visibility !== 'hide') {
+    issues.add(`visibility must be 'all' or 'hide' (got ${shown(options.visibility)})`);
+  }
   if (options.rootMetadata !== undefined && typeof options.rootMetadata !== 'boolean') {
     issues.add(`rootMetadata must be a boolean (got ${shown(options.rootMetadata)})`);
   }
@@ -312,5 +325,6 @@ function validate(options: AuthPluginOptions): Settings {
     rootMetadata: options.rootMetadata ?? true,
     metadataMaxAgeSeconds: maxAge,
     maxTokenLength,
+    visibility: options.visibility ?? 'all',
   };
 }

@@ -52,12 +52,27 @@ export interface SigningKey {
 /** Opaque tokens for this resource (introspection tests); JWT for any other. */
 export const OPAQUE_SUFFIX = '/opaque';
 
-export async function startAuthServer(options: { accessTokenTtl?: number } = {}): Promise<AuthServer> {
+export interface AuthServerOptions {
+  /** Lifetime of access tokens, in seconds. Default 300. */
+  readonly accessTokenTtl?: number;
+  /** Listen on this port: a restarted AS keeps its issuer (key rotation). Default: any free port. */
+  readonly port?: number;
+  /** The keys to publish and sign with, instead of fresh ones (`es-1`, `rs-1`). */
+  readonly keys?: { readonly es256: SigningKey; readonly rs256: SigningKey };
+  /**
+   * Client ID metadata documents: where the AS really fetches an `https://` client_id from. Only the
+   * address is rewritten (to a loopback http server of the test); oidc-provider's own fetch, checks and
+   * cache do the rest. Return `undefined` to let the URL through unchanged.
+   */
+  readonly documents?: (url: string) => string | undefined;
+}
+
+export async function startAuthServer(options: AuthServerOptions = {}): Promise<AuthServer> {
   const http = createHttpServer();
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const es256 = await signingKey('ES256', 'es-1');
-  const rs256 = await signingKey('RS256', 'rs-1');
+  const es256 = options.keys?.es256 ?? (await signingKey('ES256', 'es-1'));
+  const rs256 = options.keys?.rs256 ?? (await signingKey('RS256', 'rs-1'));
   const privateJwk = async (key: SigningKey) => ({
     ...(await exportJWK(key.privateKey)),
     kid: key.kid,
@@ -74,8 +89,22 @@ export async function startAuthServer(options: { accessTokenTtl?: number } = {})
     })),
     jwks: { keys: [await privateJwk(es256), await privateJwk(rs256)] },
     scopes: SCOPES.split(' '),
+    // Authorization code + PKCE for clients that register themselves (RFC 7591) or are named by a
+    // metadata document URL; refresh tokens for every client allowed the grant (no offline_access: the
+    // MCP client does not ask for it). Login and consent are oidc-provider's own development pages,
+    // driven over HTTP by the tests' user agent (test-flows.ts).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    fetch: (url, init) => {
+      const target = options.documents?.(url instanceof Request ? url.url : String(url));
+      if (target === undefined) return fetch(url, init);
+      // The rewritten address is loopback, which the SSRF guard of oidc-provider's dispatcher refuses.
+      const { dispatcher: _guard, ...rest } = (init ?? {}) as RequestInit & { dispatcher?: unknown };
+      return fetch(target, rest);
+    },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: async () => true },
       revocation: { enabled: true },
@@ -94,7 +123,22 @@ export async function startAuthServer(options: { accessTokenTtl?: number } = {})
       },
     },
     cookies: { keys: ['pier-test-cookie-key'] },
-    ttl: { ClientCredentials: options.accessTokenTtl ?? 300, AccessToken: options.accessTokenTtl ?? 300 },
+    renderError: (ctx, out) => {
+      ctx.type = 'json';
+      ctx.body = out;
+    },
+    // Every user exists: the login page takes any name (the account id is the token's sub).
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    ttl: {
+      ClientCredentials: options.accessTokenTtl ?? 300,
+      AccessToken: options.accessTokenTtl ?? 300,
+      AuthorizationCode: 60,
+      IdToken: 300,
+      Interaction: 300,
+      Session: 600,
+      Grant: 600,
+      RefreshToken: 600,
+    },
   });
   const log: string[] = [];
   const server: AuthServer = {
@@ -121,7 +165,7 @@ export async function startAuthServer(options: { accessTokenTtl?: number } = {})
   return server;
 }
 
-async function signingKey(alg: 'ES256' | 'RS256', kid: string): Promise<SigningKey> {
+export async function signingKey(alg: 'ES256' | 'RS256', kid: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   return { kid, alg, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
@@ -223,6 +267,13 @@ export function notesDeclaration(plugins: readonly PierPlugin[]) {
         uri: 'notes://all',
         scopes: ['notes:read'],
         handler: () => (calls.push('notes://all'), 'all'),
+      }),
+      defineResource({
+        name: 'drafts',
+        uriTemplate: 'drafts://{id}',
+        scopes: ['notes:write'],
+        list: () => ['drafts://1'],
+        handler: (uri) => (calls.push(uri.href), 'draft'),
       }),
     ],
     prompts: [

@@ -101,8 +101,12 @@ describe('stdio', () => {
       expect(await app.exited).toEqual({ code: 0, signal: null });
 
       const lines = app.stdout().trimEnd().split('\n');
-      expect(lines).toHaveLength(2);
+      // The two answers, and add_note telling the client the resource list changed (a new note in it).
+      expect(lines).toHaveLength(3);
       for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+      expect(lines.map((line) => (JSON.parse(line) as { method?: string }).method).filter(Boolean)).toEqual([
+        'notifications/resources/list_changed',
+      ]);
       expect(app.stderr()).toContain('DEBUG');
       expect(app.stderr()).toContain('notes flushed');
     },

@@ -1,0 +1,151 @@
+// Scale-out mode (REDIS_URL): what every replica of the app shares through Redis. One module, so that what
+// a replica needs from Redis is in one place: main.ts hands these parts to createServer and the transport.
+import { randomBytes } from 'node:crypto';
+import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
+import type { HealthCheckDefinition } from '@pier/plugin-health';
+import { type RedisEventBus, redisEventBus, redisTaskStore } from '@pier/redis';
+import type { HttpListenOptions } from '@pier/transport-http';
+import { createClient } from '@redis/client';
+import type { NotesStore } from './notes-store.js';
+import { type NotesRedisClient, REDIS_KEY_PREFIX, RedisNotesStore } from './redis-notes-store.js';
+
+/** What {@link scaleOutParts} reads from the configuration. */
+export interface ScaleOutSettings {
+  /** `REDIS_URL` (a secret: it may carry a password; never logged or quoted in an error). */
+  readonly redisUrl: string;
+  /** `REQUEST_STATE_KEY`, when set; otherwise the key is shared through Redis (see {@link sharedRequestStateKey}). */
+  readonly requestStateKey?: string | undefined;
+  readonly logger: Logger;
+  /** How long startup waits for Redis before giving up. Default {@link REDIS_CONNECT_TIMEOUT_MS}. */
+  readonly connectTimeoutMs?: number;
+}
+
+/** What the replicas share, ready to hand to `createServer` (and, later, to the HTTP transport). */
+export interface ScaleOutParts {
+  /** The Redis event bus: change events raised on any replica reach every listening client once. */
+  readonly eventBus: EventBus;
+  /** The input-required key every replica signs and checks `requestState` with. */
+  readonly requestState: RequestStateOptions;
+  /** The notes, in Redis. */
+  readonly notesStore: NotesStore;
+  /** The `redis` check, non-critical: a Redis outage degrades readiness, never fails it. */
+  readonly healthChecks: readonly HealthCheckDefinition[];
+  /** For createServer's `tasks` option: tasks in Redis (`redisTaskStore`), so any replica serves them. */
+  readonly tasks?: TasksOptions;
+  /** Added to httpTransport's options (the 2025 session relay plugs in here). */
+  readonly http?: Partial<HttpListenOptions>;
+  /** Closes the bus and the notes' client (after the server closed). */
+  close(): Promise<void>;
+}
+
+/** Bound on reaching Redis at startup: past it the app exits with 1 (an orchestrator retries). */
+export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+/** The stream the replicas' event bus shares. */
+export const EVENTS_STREAM_KEY = `${REDIS_KEY_PREFIX}events`;
+/** The prefix of the tasks' keys (and of their change channel) in Redis. */
+export const TASKS_KEY_PREFIX = `${REDIS_KEY_PREFIX}task:`;
+/** Where the shared input-required key lives when `REQUEST_STATE_KEY` is not set. */
+export const REQUEST_STATE_REDIS_KEY = `${REDIS_KEY_PREFIX}request-state-key`;
+
+/**
+ * Connects to Redis and builds the shared parts. Rejects (with a message that never holds the URL) when
+ * Redis cannot be reached within the connect timeout.
+ */
+export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOutParts> {
+  const { redisUrl, logger } = settings;
+  const timeoutMs = settings.connectTimeoutMs ?? REDIS_CONNECT_TIMEOUT_MS;
+  const log = logger.child('redis');
+  // Commands fail at once while Redis is unreachable (no unbounded in-memory queue): a tool call gets an
+  // error instead of waiting for a reconnect that may never come.
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+  let reported = false;
+  client.on('error', (error: unknown) => {
+    // node-redis reports every failed reconnect: say it once per outage, without the URL.
+    if (reported) return;
+    reported = true;
+    log.warn('Redis connection failed; retrying', { error: safeMessage(error, redisUrl) });
+  });
+  client.on('ready', () => {
+    if (reported) log.info('Redis connection back');
+    reported = false;
+  });
+  const bus: RedisEventBus = redisEventBus({
+    url: redisUrl,
+    stream: EVENTS_STREAM_KEY,
+    onerror: (error) => log.warn('event bus', { code: error.code, error: safeMessage(error, redisUrl) }),
+  });
+  // Tasks (export_notes) in Redis: any replica answers tasks/get, and a cancel made through one reaches the
+  // replica running the export.
+  const tasks = redisTaskStore({
+    url: redisUrl,
+    prefix: TASKS_KEY_PREFIX,
+    onerror: (error) => log.warn('task store', { code: error.code, error: safeMessage(error, redisUrl) }),
+  });
+  const close = async () => {
+    await Promise.allSettled([bus.close(), tasks.close(), client.close()]);
+  };
+  try {
+    const key = await withTimeout(
+      (async () => {
+        await client.connect();
+        const shared = settings.requestStateKey ?? (await sharedRequestStateKey(client));
+        await bus.ready;
+        await tasks.ready;
+        return shared;
+      })(),
+      timeoutMs,
+      `Redis (REDIS_URL) did not answer within ${timeoutMs} ms`,
+    );
+    return {
+      eventBus: bus,
+      requestState: { key },
+      notesStore: new RedisNotesStore(client as unknown as NotesRedisClient),
+      healthChecks: [bus.healthCheck()],
+      tasks: { store: tasks },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw new Error(safeMessage(error, redisUrl));
+  }
+}
+
+/**
+ * The input-required key shared by every replica when `REQUEST_STATE_KEY` is not set: the first replica
+ * to start stores a random 32-byte key (`SET … NX`, so two starting at once cannot both win), and every
+ * replica reads the one that won. It persists with the notes; deleting it rotates it (rounds in flight
+ * then fail with -32602 and the client starts over).
+ */
+export async function sharedRequestStateKey(client: {
+  set(key: string, value: string, options: { condition: 'NX' }): Promise<unknown>;
+  get(key: string): Promise<string | null | undefined>;
+}): Promise<string> {
+  await client.set(REQUEST_STATE_REDIS_KEY, randomBytes(32).toString('base64'), { condition: 'NX' });
+  const key = await client.get(REQUEST_STATE_REDIS_KEY);
+  if (typeof key !== 'string' || Buffer.byteLength(key) < 32) {
+    throw new Error(`the Redis key ${REQUEST_STATE_REDIS_KEY} does not hold a key of at least 32 bytes`);
+  }
+  return key;
+}
+
+/** An error's message with the URL (and its password) cut out, whatever the client put in it. */
+function safeMessage(error: unknown, url: string): string {
+  let message = error instanceof Error ? error.message : String(error);
+  const secrets = [url];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    if (password !== '') secrets.push(password, new URL(url).password);
+  } catch {
+    // not a URL: only the whole text is cut out
+  }
+  for (const secret of secrets) if (secret !== '') message = message.split(secret).join('<REDIS_URL>');
+  return message;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

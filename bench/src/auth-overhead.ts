@@ -1,0 +1,217 @@
+// `pnpm auth-overhead [seconds] [rounds]`: what `@pier/plugin-auth` adds to one tools/call (issue 17).
+// The same Pier bench server three times — auth off; `authPlugin()` with `jwt()`; the same with the
+// verified-token cache off — loaded in turn with tools/call echo in both eras, the order flipped every
+// round, every request carrying a JWT access token (ES256 or RS256, `typ: at+jwt`, for that server's
+// resource) signed by a small issuer in this process that serves the key set and counts its fetches.
+// Reports the server's CPU per request and req/s, and the added cost against auth off (median of the
+// per-round ratios). Then an unknown-`kid` flood: 100 tokens signed with keys the issuer does not publish,
+// sent at once, and the key set fetches they caused (target: at most one per cooldown, 30 s by default).
+// Last, in this process: the CPU time of the plugin's authenticator alone per request (the work auth adds
+// to a call, measured in a loop like otel-overhead.ts: steady on a shared machine, unlike a load test).
+// `--in-process` runs only that part and the flood.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HttpAuthenticator, PluginContext } from '@pier/core';
+import { authPlugin, jwt } from '@pier/plugin-auth';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { stopLoader, throughput } from './harness/measure.js';
+import { type RunningServer, startServer } from './harness/process.js';
+import { SERVERS } from './harness/servers.js';
+import { median, pairedRatios, spread } from './harness/stats.js';
+import { type Era, modernEcho } from './load/requests.js';
+
+const numbers = process.argv
+  .slice(2)
+  .filter((arg) => /^\d+$/.test(arg))
+  .map(Number);
+const [seconds = 3, rounds = 3] = numbers;
+const inProcessOnly = process.argv.includes('--in-process');
+const ERAS: readonly Era[] = ['modern', 'legacy'];
+
+const es = await generateKeyPair('ES256');
+const rs = await generateKeyPair('RS256');
+const published = {
+  keys: [
+    { ...(await exportJWK(es.publicKey)), kid: 'bench-es', alg: 'ES256', use: 'sig' },
+    { ...(await exportJWK(rs.publicKey)), kid: 'bench-rs', alg: 'RS256', use: 'sig' },
+  ],
+};
+let jwksFetches = 0;
+const issuerServer = createServer((req, res) => {
+  if (req.url === '/jwks') {
+    jwksFetches += 1;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(published));
+    return;
+  }
+  res.writeHead(404).end();
+});
+await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
+
+const pier = SERVERS.find((spec) => spec.id === 'pier');
+if (pier === undefined) throw new Error('the pier bench server is not declared');
+
+async function token(
+  alg: 'ES256' | 'RS256',
+  server: RunningServer,
+  kid?: string,
+  key?: Parameters<SignJWT['sign']>[0],
+) {
+  return new SignJWT({ sub: 'bench-user', client_id: 'bench', scope: 'notes:read' })
+    .setProtectedHeader({ alg, kid: kid ?? (alg === 'ES256' ? 'bench-es' : 'bench-rs'), typ: 'at+jwt' })
+    .setIssuer(issuer)
+    .setAudience(`${server.base}/mcp`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(key ?? (alg === 'ES256' ? es.privateKey : rs.privateKey));
+}
+
+async function post(server: RunningServer, headers: Record<string, string>): Promise<number> {
+  const request = modernEcho(1);
+  const res = await fetch(`${server.base}/mcp`, {
+    method: 'POST',
+    headers: { ...request.headers, ...headers },
+    body: request.body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const running: RunningServer[] = [];
+try {
+  const off = await startServer({ ...pier, label: 'Pier, auth off' });
+  running.push(off);
+  const on = await startServer({ ...pier, env: { BENCH_AUTH_ISSUER: issuer } });
+  running.push(on);
+  const cold = await startServer({ ...pier, env: { BENCH_AUTH_ISSUER: issuer, BENCH_AUTH_CACHE: '0' } });
+  running.push(cold);
+  const bearer = async (alg: 'ES256' | 'RS256', server: RunningServer) => ({
+    authorization: `Bearer ${await token(alg, server)}`,
+  });
+  const scenarios = [
+    { label: 'auth off', server: off, headers: undefined },
+    { label: 'JWT ES256, cache warm', server: on, headers: await bearer('ES256', on) },
+    { label: 'JWT RS256, cache warm', server: on, headers: await bearer('RS256', on) },
+    { label: 'JWT ES256, no token cache', server: cold, headers: await bearer('ES256', cold) },
+    { label: 'JWT RS256, no token cache', server: cold, headers: await bearer('RS256', cold) },
+  ];
+  // Correctness first: the protected servers refuse a request without a token and serve one with it.
+  for (const server of [on, cold]) {
+    const refused = await post(server, {});
+    const served = await post(server, await bearer('ES256', server));
+    if (refused !== 401 || served !== 200) {
+      throw new Error(`auth server ${server.base}: expected 401 then 200, got ${refused} and ${served}`);
+    }
+  }
+  const cpu = new Map<string, number[]>();
+  const rps = new Map<string, number[]>();
+  const failures = new Map<string, number>();
+  for (let round = 0; round < (inProcessOnly ? 0 : rounds); round++) {
+    for (const era of ERAS) {
+      const order = round % 2 === 0 ? scenarios : [...scenarios].reverse();
+      for (const { label, server, headers } of order) {
+        const sample = await throughput(
+          server,
+          { era },
+          { seconds, warmupSeconds: 1, connections: 50, ...(headers && { headers }) },
+        );
+        const key = `${era} ${label}`;
+        cpu.set(key, [...(cpu.get(key) ?? []), sample.cpuUsPerRequest]);
+        rps.set(key, [...(rps.get(key) ?? []), sample.rps]);
+        failures.set(key, (failures.get(key) ?? 0) + sample.errors + sample.non2xx);
+        console.error(
+          `round ${round + 1}: ${key}: ${Math.round(sample.rps)} req/s, ${Math.round(sample.cpuUsPerRequest)} µs/request, ${sample.errors + sample.non2xx} errors`,
+        );
+      }
+    }
+  }
+  if (!inProcessOnly)
+    console.log(
+      `\n| era | setup | server CPU µs/call, median (min–max) | req/s, median | added CPU vs auth off | failed requests |`,
+    );
+  if (!inProcessOnly) console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const era of inProcessOnly ? [] : ERAS) {
+    const base = cpu.get(`${era} auth off`) ?? [];
+    for (const { label } of scenarios) {
+      const key = `${era} ${label}`;
+      const values = cpu.get(key) ?? [];
+      const { min, max } = spread(values);
+      const added =
+        label === 'auth off' ? '—' : `${((median(pairedRatios(values, base)) - 1) * 100).toFixed(1)} %`;
+      console.log(
+        `| ${era} | ${label} | ${Math.round(median(values))} (${Math.round(min)}–${Math.round(max)}) | ${Math.round(median(rps.get(key) ?? []))} | ${added} | ${failures.get(key)} |`,
+      );
+    }
+  }
+
+  // The unknown-kid flood, twice in a row: 100 tokens each, all sent at once.
+  const rogue = await generateKeyPair('ES256');
+  for (const attempt of [1, 2]) {
+    const before = jwksFetches;
+    const tokens = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => token('ES256', on, `rogue-${attempt}-${i}`, rogue.privateKey)),
+    );
+    const statuses = await Promise.all(tokens.map((t) => post(on, { authorization: `Bearer ${t}` })));
+    const refused = statuses.filter((status) => status === 401).length;
+    console.log(
+      `\nunknown-kid flood ${attempt}: ${refused}/100 refused with 401, ${jwksFetches - before} key set fetch(es)`,
+    );
+  }
+  await inProcess();
+} finally {
+  stopLoader();
+  for (const server of running) await server.stop();
+  issuerServer.closeAllConnections();
+  issuerServer.close();
+}
+
+/** The authenticator of an authPlugin for the local issuer, as Pier's transport calls it. */
+function authenticatorOf(cacheTokens: number): HttpAuthenticator {
+  let captured: HttpAuthenticator | undefined;
+  const quiet = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
+  authPlugin({
+    resource: 'http://127.0.0.1:9/mcp',
+    authorizationServers: [issuer],
+    verifier: jwt({ jwksUri: `${issuer}/jwks`, cacheTokens }),
+  }).setup({
+    logger: quiet,
+    addRoute() {},
+    extendMcpServer() {},
+    setAuthenticator(authenticator: HttpAuthenticator) {
+      captured = authenticator;
+    },
+  } as unknown as PluginContext);
+  if (captured === undefined) throw new Error('authPlugin() set no authenticator');
+  return captured;
+}
+
+async function inProcess(): Promise<void> {
+  const audience = { base: 'http://127.0.0.1:9' } as RunningServer;
+  console.log('\n| setup | authenticator CPU µs per request | calls |');
+  console.log('| --- | --- | --- |');
+  for (const [label, alg, cacheTokens, calls] of [
+    ['JWT ES256, cache warm', 'ES256', 1000, 50_000],
+    ['JWT RS256, cache warm', 'RS256', 1000, 50_000],
+    ['JWT ES256, no token cache', 'ES256', 0, 4_000],
+    ['JWT RS256, no token cache', 'RS256', 0, 4_000],
+  ] as const) {
+    const authenticator = authenticatorOf(cacheTokens);
+    const authorization = `Bearer ${await token(alg, audience)}`;
+    const req = {
+      url: '/mcp',
+      headers: { authorization },
+      rawHeaders: ['Host', '127.0.0.1', 'Authorization', authorization],
+    } as unknown as Parameters<HttpAuthenticator['authenticate']>[0];
+    // Warm: the key set fetched, the key imported, the token verified once (and cached, where it is).
+    for (let i = 0; i < 200; i++) {
+      const outcome = await authenticator.authenticate(req);
+      if (!('authInfo' in outcome)) throw new Error(`${label}: refused ${JSON.stringify(outcome)}`);
+    }
+    const start = process.cpuUsage();
+    for (let i = 0; i < calls; i++) await authenticator.authenticate(req);
+    const used = process.cpuUsage(start);
+    console.log(`| ${label} | ${((used.user + used.system) / calls).toFixed(1)} | ${calls} |`);
+  }
+}

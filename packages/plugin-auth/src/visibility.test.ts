@@ -1,0 +1,178 @@
+// visibility: 'hide' — the lists show only what the caller's scopes allow, on both eras, with real tokens
+// from the AS and the SDK v2 client; 2026-07-28 lists are then marked cacheScope "private".
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authPlugin } from './plugin.js';
+import {
+  type AuthServer,
+  CLIENTS,
+  calls,
+  clientToken,
+  mint,
+  type Rig,
+  startAuthServer,
+  startPier,
+} from './test-as.js';
+import { ask, LEGACY, modern } from './test-http.js';
+
+let as: AuthServer;
+const rigs: Rig[] = [];
+const closers: (() => Promise<unknown>)[] = [];
+beforeAll(async () => {
+  as = await startAuthServer();
+});
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close().catch(() => undefined)));
+  await Promise.all(rigs.splice(0).map((rig) => rig.server.close()));
+});
+afterAll(() => as.close());
+
+async function rig(visibility: 'all' | 'hide') {
+  const created = await startPier(() => ({
+    authorizationServers: [as.issuer],
+    scopesSupported: ['notes:read', 'notes:write'],
+    // Every client may get the hint's scopes at connect; what each is granted decides the rest.
+    challengeScopes: ['notes:read'],
+    implies: { 'notes:admin': ['notes:write', 'notes:read'] },
+    visibility,
+  }));
+  rigs.push(created);
+  return created;
+}
+
+type Lists = { tools: string[]; resources: string[]; templates: string[]; prompts: string[] };
+const sorted = (items: { name?: string; uri?: string }[]) =>
+  items.map((item) => item.uri ?? item.name ?? '').sort();
+
+/** The four lists as the SDK v2 client (client credentials, its own scope) gets them. */
+async function sdkLists(
+  url: string,
+  client: (typeof CLIENTS)[keyof typeof CLIENTS],
+  era: '2026' | '2025',
+): Promise<Lists> {
+  const mcp = new Client(
+    { name: 'lists', version: '1.0.0' },
+    era === '2026' ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  const authProvider = new ClientCredentialsProvider({
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    scope: client.scope,
+    expectedIssuer: as.issuer,
+  });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }));
+  closers.push(() => mcp.close());
+  return {
+    tools: sorted((await mcp.listTools()).tools),
+    resources: sorted((await mcp.listResources()).resources),
+    templates: sorted((await mcp.listResourceTemplates()).resourceTemplates),
+    prompts: sorted((await mcp.listPrompts()).prompts),
+  };
+}
+
+/** The four lists over raw HTTP with `token` (a real AS token with the client's full scope). */
+async function rawLists(url: string, token: string, era: '2026' | '2025'): Promise<Lists> {
+  const get = async (method: string, key: string) => {
+    const request =
+      era === '2026'
+        ? modern(method)
+        : { headers: LEGACY, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }) };
+    const answer = await ask(url, {
+      headers: { ...request.headers, authorization: `Bearer ${token}` },
+      body: request.body,
+    });
+    return sorted(
+      (answer.json as { result: Record<string, { name?: string; uri?: string }[]> }).result[key] ?? [],
+    );
+  };
+  return {
+    tools: await get('tools/list', 'tools'),
+    resources: await get('resources/list', 'resources'),
+    templates: await get('resources/templates/list', 'resourceTemplates'),
+    prompts: await get('prompts/list', 'prompts'),
+  };
+}
+
+const READER = {
+  tools: ['list_notes', 'whoami'],
+  resources: ['notes://all'],
+  templates: [],
+  prompts: ['summarize'],
+};
+const EVERYTHING = {
+  tools: ['add_note', 'list_notes', 'whoami'],
+  resources: ['drafts://1', 'notes://all'],
+  templates: ['drafts'],
+  prompts: ['summarize'],
+};
+
+describe("visibility: 'hide'", () => {
+  it.each(['2026', '2025'] as const)(
+    '%s: a reader sees what notes:read allows; a writer and an admin (hierarchy) see everything',
+    async (era) => {
+      const r = await rig('hide');
+      calls.length = 0;
+      expect(await sdkLists(r.url, CLIENTS.reader, era)).toEqual(READER);
+      const token = (client: (typeof CLIENTS)[keyof typeof CLIENTS]) => clientToken(as, client, r.resource);
+      expect(await rawLists(r.url, await token(CLIENTS.reader), era)).toEqual(READER);
+      expect(await rawLists(r.url, await token(CLIENTS.writer), era)).toEqual(EVERYTHING);
+      expect(await rawLists(r.url, await token(CLIENTS.admin), era)).toEqual(EVERYTHING);
+      // Listing ran no tool, read or prompt handler.
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it('negative control: by default (visibility all) a reader is shown everything, and challenged on use', async () => {
+    const r = await rig('all');
+    expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(EVERYTHING);
+    const reader = await clientToken(as, CLIENTS.reader, r.resource);
+    expect(await rawLists(r.url, reader, '2025')).toEqual(EVERYTHING);
+  });
+
+  it('a token with none of the scopes sees only what needs none; hidden is still refused on call (403)', async () => {
+    const r = await rig('hide');
+    const other = { authorization: `Bearer ${await mint(as, r.resource, { payload: { scope: 'other' } })}` };
+    const list = modern('tools/list');
+    const answer = await ask(r.url, { headers: { ...list.headers, ...other }, body: list.body });
+    expect(
+      (answer.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name),
+    ).toEqual(['whoami']);
+    const call = modern('tools/call', { name: 'add_note', arguments: {} });
+    calls.length = 0;
+    expect((await ask(r.url, { headers: { ...call.headers, ...other }, body: call.body })).status).toBe(403);
+    expect(calls).toEqual([]);
+  });
+
+  it('2026-07-28 lists are marked cacheScope "private"; 2025 lists carry no cache field', async () => {
+    const r = await rig('hide');
+    const reader = { authorization: `Bearer ${await clientToken(as, CLIENTS.reader, r.resource)}` };
+    for (const method of ['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list']) {
+      const { body, headers } = modern(method);
+      const answer = await ask(r.url, { headers: { ...headers, ...reader }, body });
+      expect(answer.status, method).toBe(200);
+      expect((answer.json as { result: Record<string, unknown> }).result, method).toMatchObject({
+        cacheScope: 'private',
+      });
+      const legacy = await ask(r.url, {
+        headers: { ...LEGACY, ...reader },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+      });
+      expect(legacy.status, method).toBe(200);
+      expect(legacy.text, method).not.toContain('cacheScope');
+    }
+  });
+
+  it("refuses a visibility that is not 'all' or 'hide'", () => {
+    expect(() =>
+      authPlugin({
+        resource: 'https://a.example.com/mcp',
+        authorizationServers: ['https://as.example.com'],
+        visibility: 'scoped' as never,
+      }),
+    ).toThrow(/visibility must be 'all' or 'hide'/);
+  });
+});
