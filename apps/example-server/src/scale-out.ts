@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
-import { type RedisEventBus, redisEventBus } from '@pier/redis';
+import { type RedisEventBus, redisEventBus, redisTaskStore } from '@pier/redis';
 import type { HttpListenOptions } from '@pier/transport-http';
 import { createClient } from '@redis/client';
 import type { NotesStore } from './notes-store.js';
@@ -30,7 +30,7 @@ export interface ScaleOutParts {
   readonly notesStore: NotesStore;
   /** The `redis` check, non-critical: a Redis outage degrades readiness, never fails it. */
   readonly healthChecks: readonly HealthCheckDefinition[];
-  /** For createServer's `tasks` option: where tasks live (a Redis task store plugs in here). */
+  /** For createServer's `tasks` option: tasks in Redis (`redisTaskStore`), so any replica serves them. */
   readonly tasks?: TasksOptions;
   /** Added to httpTransport's options (the 2025 session relay plugs in here). */
   readonly http?: Partial<HttpListenOptions>;
@@ -42,6 +42,8 @@ export interface ScaleOutParts {
 export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 /** The stream the replicas' event bus shares. */
 export const EVENTS_STREAM_KEY = `${REDIS_KEY_PREFIX}events`;
+/** The prefix of the tasks' keys (and of their change channel) in Redis. */
+export const TASKS_KEY_PREFIX = `${REDIS_KEY_PREFIX}task:`;
 /** Where the shared input-required key lives when `REQUEST_STATE_KEY` is not set. */
 export const REQUEST_STATE_REDIS_KEY = `${REDIS_KEY_PREFIX}request-state-key`;
 
@@ -72,8 +74,15 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
     stream: EVENTS_STREAM_KEY,
     onerror: (error) => log.warn('event bus', { code: error.code, error: safeMessage(error, redisUrl) }),
   });
+  // Tasks (export_notes) in Redis: any replica answers tasks/get, and a cancel made through one reaches the
+  // replica running the export.
+  const tasks = redisTaskStore({
+    url: redisUrl,
+    prefix: TASKS_KEY_PREFIX,
+    onerror: (error) => log.warn('task store', { code: error.code, error: safeMessage(error, redisUrl) }),
+  });
   const close = async () => {
-    await Promise.allSettled([bus.close(), client.close()]);
+    await Promise.allSettled([bus.close(), tasks.close(), client.close()]);
   };
   try {
     const key = await withTimeout(
@@ -81,6 +90,7 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
         await client.connect();
         const shared = settings.requestStateKey ?? (await sharedRequestStateKey(client));
         await bus.ready;
+        await tasks.ready;
         return shared;
       })(),
       timeoutMs,
@@ -91,6 +101,7 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
       requestState: { key },
       notesStore: new RedisNotesStore(client as unknown as NotesRedisClient),
       healthChecks: [bus.healthCheck()],
+      tasks: { store: tasks },
       close,
     };
   } catch (error) {

@@ -64,6 +64,15 @@ export interface TaskStore {
    */
   update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined>;
   delete(taskId: string): Promise<void>;
+  /**
+   * Optional, for a store shared by several processes: calls `listener` with a task's id after the task
+   * changed or was deleted (through any process, this one included), and with `undefined` when changes may
+   * have been missed (a reconnect). Pier re-reads the tasks whose run this process owns: a task cancelled
+   * or deleted elsewhere has its run aborted (`ctx.signal`), one answered elsewhere (`tasks/update`) runs
+   * its handler again here. Without it, those runs only learn of the change when they finish. Returns the
+   * function that stops the calls.
+   */
+  watch?(listener: (taskId: string | undefined) => void): () => void;
 }
 
 /** Options of {@link InMemoryTaskStore}. */
@@ -106,6 +115,22 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<StoredTask | undefined> {
+    return this.#current(taskId);
+  }
+
+  async update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined> {
+    // Read and write in one synchronous step: an `await` between them let concurrent updates of one
+    // version all succeed.
+    const current = this.#current(task.taskId);
+    if (current === undefined || current.version !== expectedVersion) return undefined;
+    return this.#put({ ...task, version: expectedVersion + 1 }, this.#tasks.get(task.taskId)?.bytes ?? 0);
+  }
+
+  async delete(taskId: string): Promise<void> {
+    this.#remove(taskId);
+  }
+
+  #current(taskId: string): StoredTask | undefined {
     const held = this.#tasks.get(taskId);
     if (held === undefined) return undefined;
     if (held.task.expiresAt <= this.#now()) {
@@ -113,16 +138,6 @@ export class InMemoryTaskStore implements TaskStore {
       return undefined;
     }
     return held.task;
-  }
-
-  async update(task: TaskRecord, expectedVersion: number): Promise<StoredTask | undefined> {
-    const current = await this.get(task.taskId);
-    if (current === undefined || current.version !== expectedVersion) return undefined;
-    return this.#put({ ...task, version: expectedVersion + 1 }, this.#tasks.get(task.taskId)?.bytes ?? 0);
-  }
-
-  async delete(taskId: string): Promise<void> {
-    this.#remove(taskId);
   }
 
   #put(task: StoredTask, replacing: number): StoredTask {

@@ -220,6 +220,105 @@ describe('tools as tasks, over 2026-07-28', () => {
   });
 });
 
+/** One store shared by two servers in this process, as replicas share Redis: it tells watchers of changes. */
+class WatchedStore extends InMemoryTaskStore {
+  readonly #listeners = new Set<(taskId: string | undefined) => void>();
+  override async update(task: TaskRecord, expectedVersion: number) {
+    const saved = await super.update(task, expectedVersion);
+    if (saved !== undefined) for (const listener of this.#listeners) listener(task.taskId);
+    return saved;
+  }
+  watch(listener: (taskId: string | undefined) => void) {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+describe('tasks on a store shared by two servers (watch)', () => {
+  function replica(store: TaskStore, aborted: string[]): PierServer {
+    return createServer(
+      defineServer({
+        name: 'tasks',
+        version: '1.0.0',
+        tools: [
+          defineTool({
+            name: 'wait',
+            task: 'required',
+            handler: async (_args, ctx) => {
+              // Bounded: ends by itself after 10 s if nothing aborts it.
+              await new Promise<void>((resolve) => {
+                const timer = setTimeout(resolve, 10_000);
+                ctx.signal.addEventListener('abort', () => {
+                  clearTimeout(timer);
+                  aborted.push('wait');
+                  resolve();
+                });
+              });
+              return 'waited';
+            },
+          }),
+          defineTool({
+            name: 'confirm',
+            task: 'required',
+            handler: async (_args, ctx) => {
+              const answer = await ctx.elicit({
+                message: 'Sure?',
+                requestedSchema: {
+                  type: 'object',
+                  properties: { ok: { type: 'boolean' } },
+                  required: ['ok'],
+                },
+              });
+              return answer.content?.ok === true ? 'confirmed' : 'declined';
+            },
+          }),
+        ],
+      }),
+      { ...quiet, tasks: { store, ttlMs: 60_000, pollIntervalMs: 50 } },
+    );
+  }
+
+  it('a cancel through the other server aborts the run, and an answer through it resumes the run', async () => {
+    const store = new WatchedStore();
+    const aborted: string[] = [];
+    const a = await connect(replica(store, aborted), WITH_TASKS);
+    const b = await connect(replica(store, []), WITH_TASKS);
+    const waiting = await call(a, 'tools/call', { name: 'wait', arguments: {} });
+    await call(b, 'tasks/cancel', { taskId: waiting.taskId });
+    for (let i = 0; i < 100 && aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(aborted).toEqual(['wait']);
+    expect(await settled(a, waiting.taskId as string)).toMatchObject({ status: 'cancelled' });
+
+    const asking = await call(a, 'tools/call', { name: 'confirm', arguments: {} });
+    const taskId = asking.taskId as string;
+    const parked = await call(b, 'tasks/get', { taskId });
+    const [key] = Object.keys(parked.inputRequests as object);
+    await call(b, 'tasks/update', {
+      taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
+    });
+    expect(await settled(b, taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'confirmed' }] },
+    });
+  });
+
+  it('without watch, the same cancel leaves the run going until it ends by itself', async () => {
+    const store = new InMemoryTaskStore();
+    const aborted: string[] = [];
+    const a = await connect(replica(store, aborted), WITH_TASKS);
+    const b = await connect(replica(store, []), WITH_TASKS);
+    const waiting = await call(a, 'tools/call', { name: 'wait', arguments: {} });
+    await call(b, 'tasks/cancel', { taskId: waiting.taskId });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(aborted).toEqual([]);
+    expect(await call(a, 'tasks/get', { taskId: waiting.taskId })).toMatchObject({ status: 'cancelled' });
+    // Through its own server the cancel reaches it (and nothing is left running).
+    await call(a, 'tasks/cancel', { taskId: waiting.taskId });
+    expect(aborted).toEqual(['wait']);
+  });
+});
+
 describe('InMemoryTaskStore', () => {
   const record = (taskId: string, status: TaskRecord['status'], expiresAt: number): TaskRecord => ({
     taskId,
@@ -249,6 +348,13 @@ describe('InMemoryTaskStore', () => {
     });
     expect(await store.update(record('a', 'failed', Number.MAX_SAFE_INTEGER), 1)).toBeUndefined();
     expect((await store.get('a'))?.status).toBe('completed');
+    // Concurrent updates of one version: exactly one is applied.
+    const outcomes = await Promise.all(
+      (['failed', 'cancelled'] as const).map((status) =>
+        store.update(record('a', status, Number.MAX_SAFE_INTEGER), 2),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome !== undefined)).toHaveLength(1);
   });
 
   it('when full, drops the oldest finished task; refuses a new one when only unfinished tasks are left', async () => {

@@ -55,6 +55,8 @@ interface LocalRun {
   readonly invoke: InvokeTool;
   readonly capabilities: ClientCapabilities;
   readonly expiry: NodeJS.Timeout;
+  /** The task's version when its handler last parked it as `input_required`; unset while it runs. */
+  parkedAt?: number | undefined;
 }
 
 const TASK_ID_PARAMS = z.looseObject({ taskId: z.string() });
@@ -69,12 +71,15 @@ export class Tasks {
   readonly #pollIntervalMs: number;
   readonly #logger: Logger;
   readonly #runs = new Map<string, LocalRun>();
+  readonly #unwatch: (() => void) | undefined;
 
   constructor(store: TaskStore, options: TasksOptions, logger: Logger) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 3_600_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#logger = logger;
+    // A shared store tells of changes made through other processes: cancels and answers reach the run here.
+    this.#unwatch = store.watch?.((taskId) => void this.#recheck(taskId));
   }
 
   /**
@@ -173,7 +178,7 @@ export class Tasks {
         inputRequests: Object.fromEntries(first.pending),
         answers: { ...known, ...first.used },
       });
-      this.#own(task, controller, invoke, capabilities);
+      this.#own(task, controller, invoke, capabilities).parkedAt = task.version;
       return created(task);
     }
     first.phase = 'task';
@@ -186,6 +191,7 @@ export class Tasks {
 
   /** Stops every run this process owns (the server closes); their tasks keep their last status. */
   close(): void {
+    this.#unwatch?.();
     for (const [taskId, run] of this.#runs) this.#forget(taskId, run);
   }
 
@@ -204,12 +210,18 @@ export class Tasks {
     });
   }
 
-  #own(task: StoredTask, controller: AbortController, invoke: InvokeTool, capabilities: ClientCapabilities) {
+  #own(
+    task: StoredTask,
+    controller: AbortController,
+    invoke: InvokeTool,
+    capabilities: ClientCapabilities,
+  ): LocalRun {
     // The run is forgotten with its task: nothing can resume a task after its TTL.
     const expiry = setTimeout(() => this.#forget(task.taskId, run), task.expiresAt - Date.now());
     expiry.unref();
     const run: LocalRun = { controller, invoke, capabilities, expiry };
     this.#runs.set(task.taskId, run);
+    return run;
   }
 
   #forget(taskId: string, run: LocalRun): void {
@@ -238,11 +250,17 @@ export class Tasks {
       }
       round.abandon();
       const inputRequests = Object.fromEntries(round.pending);
-      await this.#mutate(taskId, (task) =>
+      const saved = await this.#mutate(taskId, (task) =>
         isFinal(task.status)
           ? undefined
           : { ...task, status: 'input_required', inputRequests, answers: { ...known, ...round.used } },
       );
+      const run = this.#runs.get(taskId);
+      if (run !== undefined && saved?.status === 'input_required') {
+        run.parkedAt = saved.version;
+        // Answers that came in (here or through another process) while this one parked the task.
+        await this.#recheck(taskId);
+      }
     } catch (error) {
       this.#logger.warn('task not saved', { taskId, error: messageOf(error) });
     }
@@ -281,11 +299,18 @@ export class Tasks {
     });
     if (!resume || saved === undefined) return;
     const run = this.#runs.get(taskId);
-    if (run === undefined) {
-      // Another replica (or a process that restarted) owns the run: it cannot resume here.
+    if (run !== undefined) {
+      this.#resume(taskId, run, saved);
+    } else if (this.#unwatch === undefined) {
+      // Another replica (or a process that restarted) owns the run, and the store cannot tell it.
       this.#logger.warn('task answered, but its run is not in this process', { taskId });
-      return;
     }
+  }
+
+  /** Runs a parked task's handler again with every answer; at most once per parking. */
+  #resume(taskId: string, run: LocalRun, saved: StoredTask): void {
+    if (run.parkedAt === undefined) return;
+    run.parkedAt = undefined;
     const round = new InputRound(saved.answers ?? {}, {
       inputResponses: {},
       capabilities: run.capabilities,
@@ -293,6 +318,28 @@ export class Tasks {
     round.phase = 'task';
     const settled = settle(run.invoke(round, this.#overrides(run.controller.signal, { taskId })));
     void this.#follow(taskId, round, settled, saved.answers ?? {});
+  }
+
+  /**
+   * A task changed in the store (`undefined`: any may have): a run of this process whose task was
+   * finished or deleted elsewhere is aborted; a parked one whose answers all came in is resumed.
+   */
+  async #recheck(taskId: string | undefined): Promise<void> {
+    const ids = taskId === undefined ? [...this.#runs.keys()] : this.#runs.has(taskId) ? [taskId] : [];
+    for (const id of ids) {
+      let task: StoredTask | undefined;
+      try {
+        task = await this.#store.get(id);
+      } catch (error) {
+        this.#logger.warn('task not re-read after a change', { taskId: id, error: messageOf(error) });
+        continue;
+      }
+      const run = this.#runs.get(id);
+      if (run === undefined) continue;
+      if (task === undefined || isFinal(task.status)) this.#forget(id, run);
+      else if (task.status === 'working' && run.parkedAt !== undefined && task.version > run.parkedAt)
+        this.#resume(id, run, task);
+    }
   }
 
   async #cancel(taskId: string): Promise<void> {

@@ -8,5 +8,6 @@ it('@pier/redis exports exactly its allow-list', () => {
     'redisEventBus',
     'redisHealthCheck',
     'redisSessionRelay',
+    'redisTaskStore',
   ]);
 });

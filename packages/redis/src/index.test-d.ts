@@ -1,3 +1,4 @@
+import type { TaskStore } from '@pier/core';
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import type { SessionRelay } from '@pier/transport-http';
@@ -6,8 +7,10 @@ import { expectTypeOf } from 'vitest';
 import {
   type RedisClientLike,
   type RedisSessionClientLike,
+  type RedisTaskClientLike,
   redisEventBus,
   redisSessionRelay,
+  redisTaskStore,
 } from './index.js';
 
 // A node-redis v6 client fits the structural interface as it is.
@@ -20,3 +23,7 @@ expectTypeOf(bus.healthCheck()).toExtend<HealthCheckDefinition>();
 // The session relay fits the HTTP transport's seam, and a node-redis v6 client fits what the relay calls.
 expectTypeOf(createClient()).toExtend<RedisSessionClientLike>();
 expectTypeOf(redisSessionRelay({ url: 'redis://127.0.0.1:6379' })).toExtend<SessionRelay>();
+
+// The task store runs on a node-redis v6 client as it is too, and is core's TaskStore.
+expectTypeOf(createClient()).toExtend<RedisTaskClientLike>();
+expectTypeOf(redisTaskStore({ url: 'redis://127.0.0.1:6379' })).toExtend<TaskStore>();

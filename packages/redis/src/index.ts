@@ -20,3 +20,9 @@ export {
   redisSessionRelay,
   type SessionClaimLike,
 } from './session-relay.js';
+export {
+  type RedisTaskClientLike,
+  type RedisTaskStore,
+  type RedisTaskStoreOptions,
+  redisTaskStore,
+} from './task-store.js';

@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createServer, defineResource, defineServer, defineTool, type PierServer } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { httpTransport } from '@pier/transport-http';
-import { type RedisEventBus, redisEventBus } from './index.js';
+import { type RedisEventBus, type RedisTaskStore, redisEventBus, redisTaskStore } from './index.js';
 
 export interface Replica {
   readonly name: string;
@@ -12,6 +12,10 @@ export interface Replica {
   readonly url: string;
   readonly port: number;
   readonly bus: RedisEventBus | undefined;
+  /** The Redis task store (`taskPrefix` given), else undefined: the in-memory default. */
+  readonly tasks: RedisTaskStore | undefined;
+  /** One entry per run of the `slow` task tool aborted on this replica. */
+  readonly aborted: string[];
 }
 
 export const SHARED_KEY = 'a-shared-secret-of-at-least-32-bytes!!';
@@ -24,7 +28,13 @@ const NAME_SCHEMA = {
 /** Starts `count` replicas named r1…rN; `redisUrl` undefined gives each the in-memory bus. */
 export async function startReplicas(
   count: number,
-  options: { redisUrl?: string | undefined; sharedKey?: boolean; stream?: string } = {},
+  options: {
+    redisUrl?: string | undefined;
+    sharedKey?: boolean;
+    stream?: string;
+    /** With `redisUrl`: tasks in Redis under this prefix. */
+    taskPrefix?: string;
+  } = {},
 ): Promise<Replica[]> {
   const replicas: Replica[] = [];
   for (let index = 1; index <= count; index++) {
@@ -37,6 +47,11 @@ export async function startReplicas(
             nodeId: name,
             ...(options.stream && { stream: options.stream }),
           });
+    const tasks =
+      options.redisUrl !== undefined && options.taskPrefix !== undefined
+        ? redisTaskStore({ url: options.redisUrl, prefix: options.taskPrefix })
+        : undefined;
+    const aborted: string[] = [];
     const server = createServer(
       defineServer({
         name: 'notes',
@@ -53,6 +68,47 @@ export async function startReplicas(
               return `Hello ${String(answer.content?.name)}, from ${name}`;
             },
           }),
+          defineTool({
+            name: 'quick',
+            task: 'required',
+            handler: async () => {
+              await sleep(100);
+              return `done by ${name}`;
+            },
+          }),
+          defineTool({
+            name: 'slow',
+            task: 'required',
+            // Runs until aborted, at most 10 s.
+            handler: (_args, ctx) =>
+              new Promise<string>((resolve) => {
+                const onAbort = () => {
+                  clearTimeout(timer);
+                  aborted.push(name);
+                  resolve('aborted');
+                };
+                const timer = setTimeout(() => {
+                  ctx.signal.removeEventListener('abort', onAbort);
+                  resolve(`slow done by ${name}`);
+                }, 10_000);
+                ctx.signal.addEventListener('abort', onAbort, { once: true });
+              }),
+          }),
+          defineTool({
+            name: 'confirm',
+            task: 'required',
+            handler: async (_args, ctx) => {
+              const answer = await ctx.elicit({
+                message: 'Sure?',
+                requestedSchema: {
+                  type: 'object',
+                  properties: { ok: { type: 'boolean' } },
+                  required: ['ok'],
+                },
+              });
+              return answer.content?.ok === true ? `confirmed on ${name}` : `declined on ${name}`;
+            },
+          }),
         ],
         resources: [
           defineResource({ name: 'index', uri: 'notes://index', subscribable: true, handler: () => name }),
@@ -62,13 +118,15 @@ export async function startReplicas(
         handleSignals: false,
         logStream: { write: () => true },
         ...(bus && { eventBus: bus }),
+        tasks: { ttlMs: 60_000, pollIntervalMs: 50, ...(tasks && { store: tasks }) },
         ...(options.sharedKey !== false && { requestState: { key: SHARED_KEY } }),
         plugins: [healthPlugin({ checks: bus ? [bus.healthCheck()] : [] })],
       },
     );
     await bus?.ready;
+    await tasks?.ready;
     const address = await server.listen(httpTransport({ port: 0, sessions: true }));
-    replicas.push({ name, server, url: address.url, port: address.port as number, bus });
+    replicas.push({ name, server, url: address.url, port: address.port as number, bus, tasks, aborted });
   }
   return replicas;
 }
@@ -76,6 +134,7 @@ export async function startReplicas(
 export async function stopReplicas(replicas: readonly Replica[]): Promise<void> {
   await Promise.all(replicas.map((replica) => replica.server.close()));
   await Promise.all(replicas.map((replica) => replica.bus?.close()));
+  await Promise.all(replicas.map((replica) => replica.tasks?.close()));
 }
 
 export interface Watcher {
