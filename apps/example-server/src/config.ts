@@ -124,6 +124,12 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       description:
         'Key (≥ 32 characters) signing input-required state, the same on every replica; with REDIS_URL and unset, one is shared through Redis',
     },
+    advertiseUrl: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'ADVERTISE_URL',
+      description:
+        "Scale-out mode with SESSIONS: the URL other replicas reach this one's MCP endpoint at (e.g. http://<pod IP>:3000/mcp); default the listener's own URL",
+    },
     drainDelayMs: {
       schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
       env: 'DRAIN_DELAY_MS',

@@ -64,9 +64,19 @@ describe('deploy/kubernetes.yaml', () => {
     ]);
   });
 
-  it('sets only variables the app reads', () => {
-    const known = new Set(Object.values(configSpec({})).map((option) => option.env));
-    for (const name of env.keys()) expect(known).toContain(name);
+  it('sets only variables the app reads (or that another variable is built from, as POD_IP)', () => {
+    const known = new Set<string>(Object.values(configSpec({})).map((option) => option.env));
+    const referenced = new Set(
+      [...env.values()].flatMap((variable) =>
+        [...(variable.value ?? '').matchAll(/\$\((\w+)\)/g)].map((m) => m[1]),
+      ),
+    );
+    for (const name of env.keys()) expect(known.has(name) || referenced.has(name), name).toBe(true);
+  });
+
+  it('serves 2025-era sessions on any replica: SESSIONS on, each pod advertising its own IP to the relay', () => {
+    expect(env.get('SESSIONS')?.value).toBe('true');
+    expect(env.get('ADVERTISE_URL')?.value).toBe(`http://$(POD_IP):${DEFAULT_PORT}/mcp`);
   });
 
   it('probes liveness on /health/live (never Redis) and readiness on /health/ready, on the served port', () => {

@@ -24,6 +24,8 @@ if (config.redisUrl !== undefined) {
     shared = await scaleOutParts({
       redisUrl: config.redisUrl,
       requestStateKey: config.requestStateKey,
+      sessions: config.transport !== 'stdio' && config.sessions,
+      advertiseUrl: config.advertiseUrl,
       logger: createLogger({ scope: SERVER_NAME, level: logLevel }),
     });
   } catch (error) {

@@ -3,7 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
-import { type RedisEventBus, redisEventBus, redisTaskStore } from '@pier/redis';
+import {
+  type RedisEventBus,
+  type RedisSessionRelay,
+  redisEventBus,
+  redisSessionRelay,
+  redisTaskStore,
+} from '@pier/redis';
 import type { HttpListenOptions } from '@pier/transport-http';
 import { createClient } from '@redis/client';
 import type { NotesStore } from './notes-store.js';
@@ -18,6 +24,10 @@ export interface ScaleOutSettings {
   readonly logger: Logger;
   /** How long startup waits for Redis before giving up. Default {@link REDIS_CONNECT_TIMEOUT_MS}. */
   readonly connectTimeoutMs?: number;
+  /** `SESSIONS`: 2025-era sessions are served by any replica through the session relay. */
+  readonly sessions?: boolean;
+  /** `ADVERTISE_URL`: where the other replicas reach this one's MCP endpoint (the relay's `advertiseUrl`). */
+  readonly advertiseUrl?: string | undefined;
 }
 
 /** What the replicas share, ready to hand to `createServer` (and, later, to the HTTP transport). */
@@ -32,7 +42,7 @@ export interface ScaleOutParts {
   readonly healthChecks: readonly HealthCheckDefinition[];
   /** For createServer's `tasks` option: tasks in Redis (`redisTaskStore`), so any replica serves them. */
   readonly tasks?: TasksOptions;
-  /** Added to httpTransport's options (the 2025 session relay plugs in here). */
+  /** Added to httpTransport's options: the 2025 session relay, when sessions are on. */
   readonly http?: Partial<HttpListenOptions>;
   /** Closes the bus and the notes' client (after the server closed). */
   close(): Promise<void>;
@@ -44,6 +54,8 @@ export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 export const EVENTS_STREAM_KEY = `${REDIS_KEY_PREFIX}events`;
 /** The prefix of the tasks' keys (and of their change channel) in Redis. */
 export const TASKS_KEY_PREFIX = `${REDIS_KEY_PREFIX}task:`;
+/** The prefix of the 2025 session records' keys in Redis. */
+export const SESSIONS_KEY_PREFIX = `${REDIS_KEY_PREFIX}session:`;
 /** Where the shared input-required key lives when `REQUEST_STATE_KEY` is not set. */
 export const REQUEST_STATE_REDIS_KEY = `${REDIS_KEY_PREFIX}request-state-key`;
 
@@ -81,13 +93,28 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
     prefix: TASKS_KEY_PREFIX,
     onerror: (error) => log.warn('task store', { code: error.code, error: safeMessage(error, redisUrl) }),
   });
+  // 2025-era sessions (SESSIONS=true) on any replica: the replica that got `initialize` owns the session,
+  // the others relay its requests to it, with no load-balancer affinity. Made once the shared client is
+  // connected (the relay uses it and would otherwise connect it a second time).
+  let relay: RedisSessionRelay | undefined;
   const close = async () => {
+    // The relay writes its last releases through the shared client: it closes first.
+    await relay?.close();
     await Promise.allSettled([bus.close(), tasks.close(), client.close()]);
   };
   try {
     const key = await withTimeout(
       (async () => {
         await client.connect();
+        if (settings.sessions === true) {
+          relay = redisSessionRelay({
+            client,
+            prefix: SESSIONS_KEY_PREFIX,
+            ...(settings.advertiseUrl !== undefined && { advertiseUrl: settings.advertiseUrl }),
+            onerror: (error) =>
+              log.warn('session relay', { code: error.code, error: safeMessage(error, redisUrl) }),
+          });
+        }
         const shared = settings.requestStateKey ?? (await sharedRequestStateKey(client));
         await bus.ready;
         await tasks.ready;
@@ -102,6 +129,7 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
       notesStore: new RedisNotesStore(client as unknown as NotesRedisClient),
       healthChecks: [bus.healthCheck()],
       tasks: { store: tasks },
+      ...(relay !== undefined && { http: { sessionRelay: relay } }),
       close,
     };
   } catch (error) {

@@ -4,6 +4,8 @@
 // balancer, notes shared, change events crossing replicas exactly once, SIGKILL of a stream's replica,
 // SIGTERM under load with no failed request, a bounded soak, and no per-session keys left in Redis.
 // Negative controls: the same cross-replica scenarios without REDIS_URL fail (notes differ, events stay).
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '@redis/client';
@@ -155,7 +157,8 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
   let lb: LoadBalancer;
   beforeAll(async () => {
     // A short drain delay: HAProxy's check (every 500 ms, 2 failures) takes a draining replica out inside it.
-    fleet = await startFleet({ REDIS_URL: redis.url, DRAIN_DELAY_MS: '3000' });
+    // SESSIONS=true: 2025-era clients get sessions, served by any replica through the session relay.
+    fleet = await startFleet({ REDIS_URL: redis.url, DRAIN_DELAY_MS: '3000', SESSIONS: 'true' });
     lb = await startHaproxy(fleet);
   });
   afterAll(async () => {
@@ -175,11 +178,12 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
     expect(seen.size).toBeGreaterThanOrEqual(2);
   });
 
-  it('serves SDK clients through the balancer: v2 in 2026-07-28 mode and v1 (2025, stateless)', async () => {
+  it('serves SDK clients through the balancer: v2 in 2026-07-28 mode and v1 (2025, a session on any replica)', async () => {
     const modern = await opened(lb.url);
     expect(modern.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const v1 = new V1Client({ name: 'fleet-v1', version: '1.0.0' });
-    await v1.connect(new V1HttpTransport(new URL(lb.url)));
+    const v1Transport = new V1HttpTransport(new URL(lb.url));
+    await v1.connect(v1Transport);
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -197,6 +201,8 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
         expect(listed.notes.map((note) => note.id)).toEqual(expect.arrayContaining(ids));
       }
     } finally {
+      // SESSIONS=true gives v1 a session: end it (DELETE, through any replica) so that no record is left.
+      await v1Transport.terminateSession();
       await v1.close();
     }
   });
@@ -220,6 +226,58 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
       resultType: 'complete',
       content: [{ type: 'text', text: `deleted note ${id}` }],
     });
+  });
+
+  it('a 2025 session (SDK v2, legacy) through the balancer: every request on any replica, a delete confirmed by elicitation, then DELETE ends it everywhere', async () => {
+    const seen = new Set<string>();
+    const recordingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const replica = response.headers.get('x-pier-replica');
+      if (replica !== null) seen.add(replica);
+      return response;
+    };
+    const client = new Client(
+      { name: 'fleet-session', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'legacy' } },
+    );
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      asked++;
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(lb.url), { fetch: recordingFetch });
+    await client.connect(transport);
+    try {
+      const sessionId = transport.sessionId as string;
+      expect(sessionId).toEqual(expect.any(String));
+      const { note } = structured<{ note: { id: string } }>(
+        await client.callTool({ name: 'add_note', arguments: { title: 'in a session', body: 'x' } }),
+      );
+      for (let i = 0; i < 6; i++) await client.callTool({ name: 'list_notes', arguments: {} });
+      // The question goes out on the owner's stream; the answer is POSTed to whichever replica HAProxy picks.
+      const deleted = await client.callTool({ name: 'delete_note', arguments: { id: note.id } });
+      expect(deleted.isError).toBeFalsy();
+      expect(asked).toBe(1);
+      expect(await noteIds(lb.url)).not.toContain(note.id);
+      expect(seen.size).toBeGreaterThanOrEqual(2);
+      await transport.terminateSession();
+      // Gone on every replica, whichever one the DELETE reached.
+      for (const replica of fleet) {
+        const response = await fetch(replica.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': sessionId,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
+        expect(response.status).toBe(404);
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it('a listen stream on every replica hears a change made on another exactly once (one copy per stream)', async () => {
