@@ -5,8 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderReport } from './report.js';
 import type { BenchResults } from './run.js';
+import { keepSections } from './sections.js';
 
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [from = join(benchDir, 'results', 'latest.json'), to = join(benchDir, 'RESULTS.md')] =
   process.argv.slice(2);
-writeFileSync(to, renderReport(JSON.parse(readFileSync(from, 'utf8')) as BenchResults));
+writeFileSync(to, keepSections(renderReport(JSON.parse(readFileSync(from, 'utf8')) as BenchResults), to));

@@ -23,6 +23,7 @@ import {
 import { type RunningServer, startServer } from './harness/process.js';
 import { PEERS_DIR, SERVERS, type ServerSpec, UNAVAILABLE_PEERS, unavailable } from './harness/servers.js';
 import { renderReport } from './report.js';
+import { keepSections } from './sections.js';
 
 const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -175,7 +176,7 @@ const results: BenchResults = {
 
 mkdirSync(dirname(values.json), { recursive: true });
 writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(values.out, renderReport(results));
+writeFileSync(values.out, keepSections(renderReport(results), values.out));
 log(`wrote ${values.out} and ${values.json} in ${results.meta.durationSeconds} s`);
 const failed = verifications.filter((v) => !v.ok);
 if (failed.length > 0) {

@@ -1,6 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    alias: {
+      // Core's tests use @pier/testing from its source: a devDependency would be a cycle (testing has
+      // core as a peer), and testing imports nothing of core at run time — the server it is handed is
+      // this core's own. tsconfig.json maps the name for the typecheck the same way.
+      '@pier/testing': fileURLToPath(new URL('../testing/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     name: 'core',
     include: ['src/**/*.test.ts'],

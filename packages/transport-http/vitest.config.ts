@@ -1,6 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    alias: {
+      // Tests use @pier/testing from its source: a devDependency would be a cycle (testing depends on
+      // this package for `transport: 'http'`). tsconfig.json maps the name for the typecheck.
+      '@pier/testing': fileURLToPath(new URL('../testing/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     name: 'transport-http',
     include: ['src/**/*.test.ts'],

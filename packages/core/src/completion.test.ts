@@ -1,5 +1,6 @@
 // Resource templates and completions, seen from the SDK's client in both eras.
 import type { Client } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ResourceContext } from './context.js';
@@ -8,7 +9,7 @@ import { defineResource, defineServer } from './define.js';
 import { PierError } from './errors.js';
 import { completable } from './index.js';
 import { createServer } from './server.js';
-import { connect, ERAS, type Era } from './test-helpers.js';
+import { ERAS, type Era, REVISION } from './test-helpers.js';
 
 const CITIES = ['Bergen', 'Oslo', 'Ostrava', 'Tromsø'];
 const startingWith = (value: string) =>
@@ -36,20 +37,14 @@ class AtlasServer {
   }
 }
 
-let clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((client) => client.close()));
-  clients = [];
-});
+afterEach(closeAll);
 
 async function client(era: Era): Promise<Client> {
   const server = createServer(AtlasServer, undefined, {
     handleSignals: false,
     logStream: { write: () => true },
   });
-  const connected = await connect(server, era);
-  clients.push(connected);
-  return connected;
+  return (await connect(server, { era: REVISION[era] })).client;
 }
 
 describe.each(Object.keys(ERAS) as Era[])('over %s', (era) => {
@@ -150,8 +145,7 @@ describe('a decorated class’s template completion', () => {
       handleSignals: false,
       logStream: { write: () => true },
     });
-    const c = await connect(server, 'legacy');
-    clients.push(c);
+    const { client: c } = await connect(server, { era: REVISION.legacy });
     const completed = await c.complete({
       ref: { type: 'ref/resource', uri: 'rooms://{room}' },
       argument: { name: 'room', value: 'at' },

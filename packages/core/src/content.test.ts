@@ -1,13 +1,14 @@
 // Image, audio and embedded-resource content: the helpers, and what a client receives from a tool and
 // a prompt that use them.
 import type { Client } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { audioContent, embeddedResource, imageContent } from './content.js';
 import { definePrompt, defineServer, defineTool } from './define.js';
 import { PierError } from './errors.js';
 import { createServer } from './server.js';
-import { connect, ERAS, type Era } from './test-helpers.js';
+import { ERAS, type Era, REVISION } from './test-helpers.js';
 
 // A 1×1 PNG and a header-only WAV: small, real files.
 const PNG = Buffer.from(
@@ -81,6 +82,7 @@ describe('embeddedResource', () => {
 });
 
 let clients: Client[] = [];
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
@@ -119,7 +121,7 @@ const server = createServer(
 
 describe.each(Object.keys(ERAS) as Era[])('over %s', (era) => {
   it('a tool returns image, audio and embedded resource blocks unchanged', async () => {
-    const client = await connect(server, era);
+    const client = (await connect(server, { era: REVISION[era] })).client;
     clients.push(client);
     const result = await client.callTool({ name: 'snapshot', arguments: {} });
     expect(result.content).toEqual([
@@ -131,7 +133,7 @@ describe.each(Object.keys(ERAS) as Era[])('over %s', (era) => {
   });
 
   it('a prompt returns messages with image and embedded resource content', async () => {
-    const client = await connect(server, era);
+    const client = (await connect(server, { era: REVISION[era] })).client;
     clients.push(client);
     const result = await client.getPrompt({ name: 'describe_image', arguments: { note: 'a red dot' } });
     expect(result.messages).toEqual([

@@ -1,14 +1,16 @@
 // What a method can do with its context, seen from the SDK's client in both eras.
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type Transport } from '@modelcontextprotocol/server';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
-import { connect, deferred, ERAS, type Era } from './test-helpers.js';
+import { deferred, ERAS, type Era, REVISION } from './test-helpers.js';
 
 let clients: Client[] = [];
 let logs = '';
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
@@ -24,7 +26,7 @@ function serve(declaration: Parameters<typeof defineServer>[0]) {
 }
 
 async function client(era: Era, server: ReturnType<typeof serve>): Promise<Client> {
-  const connected = await connect(server, era);
+  const connected = (await connect(server, { era: REVISION[era] })).client;
   clients.push(connected);
   return connected;
 }

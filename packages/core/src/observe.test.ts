@@ -4,13 +4,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpObserver, ObservedOutcome, ObservedRequest, ObservedSession } from './contract.js';
 import { defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
-import { connect, ERAS, quiet } from './test-helpers.js';
+import { ERAS, quiet, REVISION } from './test-helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
@@ -82,7 +84,7 @@ describe.each(Object.keys(ERAS) as (keyof typeof ERAS)[])('observe() over %s', (
         },
       },
     ]);
-    const client = await connect(server, era);
+    const client = (await connect(server, { era: REVISION[era] })).client;
     closers.push(() => client.close());
     await client.callTool({ name: 'traced', arguments: {} });
     const broken = await client.callTool({ name: 'broken', arguments: {} });

@@ -1,10 +1,11 @@
 // createServer's `plugins` option: plugins built at run time, set up after the declaration's own.
+import { connect } from '@pier/testing';
 import { describe, expect, it } from 'vitest';
 import type { PierPlugin } from './contract.js';
 import { MCPServer, Tool } from './decorators.js';
 import { defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
-import { connect, quiet, thrown } from './test-helpers.js';
+import { quiet, REVISION, thrown } from './test-helpers.js';
 
 /** A plugin that records its setup in `order` and may add a route. */
 function recorder(name: string, order: string[], route?: string): PierPlugin {
@@ -43,7 +44,7 @@ describe('createServer({ plugins })', () => {
       plugins: [recorder('first-option', order), notesPlugin(db)],
     });
     expect(order).toEqual(['declared', 'first-option']);
-    const client = await connect(server, 'legacy');
+    const client = (await connect(server, { era: REVISION.legacy })).client;
     try {
       expect((await client.callTool({ name: 'count_notes', arguments: {} })).content).toEqual([
         { type: 'text', text: '3 notes' },

@@ -1,12 +1,13 @@
 // The SDK's own client, over an in-memory link, for both protocol eras: what clients see.
 import type { Client } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolContext } from './context.js';
 import { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 import { defineServer, defineTool } from './define.js';
 import { createServer } from './server.js';
-import { connect, ERAS, type Era } from './test-helpers.js';
+import { ERAS, type Era, REVISION } from './test-helpers.js';
 
 interface Config {
   readonly unit: 'C' | 'F';
@@ -73,6 +74,7 @@ class WeatherServer {
 let clients: Client[] = [];
 let logs = '';
 const logStream = { write: (line: string) => (logs += line) };
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
@@ -83,7 +85,7 @@ async function client(
   era: Era,
   server = createServer(WeatherServer, { unit: 'C' }, { handleSignals: false, logStream }),
 ) {
-  const connected = await connect(server, era);
+  const connected = (await connect(server, { era: REVISION[era] })).client;
   clients.push(connected);
   return connected;
 }

@@ -1,19 +1,21 @@
 // A resource template's `list`: the concrete resources it serves now, in `resources/list`, in both eras.
 import type { Client } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MCPServer, Resource } from './decorators.js';
 import { defineResource, defineServer } from './define.js';
 import { createServer } from './server.js';
-import { connect, ERAS, type Era, quiet, thrown } from './test-helpers.js';
+import { ERAS, type Era, quiet, REVISION, thrown } from './test-helpers.js';
 
 let clients: Client[] = [];
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
 });
 
 async function client(server: Parameters<typeof connect>[0], era: Era): Promise<Client> {
-  const connected = await connect(server, era);
+  const connected = (await connect(server, { era: REVISION[era] })).client;
   clients.push(connected);
   return connected;
 }

@@ -1,13 +1,14 @@
 // Raw JSON Schema inputs and outputs: listed as declared, validated by a JSON Schema 2020-12 validator;
 // zod schemas beside them keep working as before.
 import type { Client } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MCPServer, Prompt, Tool } from './decorators.js';
 import { defineServer, defineTool } from './define.js';
 import { jsonSchema } from './schema.js';
 import { createServer } from './server.js';
-import { connect, type Era, quiet, thrown } from './test-helpers.js';
+import { type Era, quiet, REVISION, thrown } from './test-helpers.js';
 
 // The conformance suite's SEP-1613 fixture: 2020-12 keywords a zod schema cannot express.
 const CONTACT = {
@@ -81,6 +82,7 @@ class ContactsServer {
 }
 
 let client: Client | undefined;
+afterEach(closeAll);
 afterEach(async () => {
   await client?.close();
   client = undefined;
@@ -92,7 +94,7 @@ const text = (result: { content?: unknown }) =>
 
 describe.each<Era>(['modern', 'legacy'])('a raw JSON Schema, %s client', (era) => {
   it('is listed as declared: every keyword, in tools/list and in prompts/list', async () => {
-    client = await connect(createServer(ContactsServer, undefined, quiet), era);
+    client = (await connect(createServer(ContactsServer, undefined, quiet), { era: REVISION[era] })).client;
     const { tools } = await client.listTools();
     const save = tools.find((tool) => tool.name === 'save');
     expect(save?.inputSchema).toStrictEqual(CONTACT);
@@ -106,7 +108,7 @@ describe.each<Era>(['modern', 'legacy'])('a raw JSON Schema, %s client', (era) =
   });
 
   it('passes valid arguments to the method', async () => {
-    client = await connect(createServer(ContactsServer, undefined, quiet), era);
+    client = (await connect(createServer(ContactsServer, undefined, quiet), { era: REVISION[era] })).client;
     const contact = {
       name: 'Ada',
       contactMethod: 'email',
@@ -137,7 +139,7 @@ describe.each<Era>(['modern', 'legacy'])('a raw JSON Schema, %s client', (era) =
     ],
     ['a format', { email: 'not an address' }, 'data/email must match format "email"'],
   ])('refuses %s with a tool error naming the path, before the method runs', async (_, args, message) => {
-    client = await connect(createServer(ContactsServer, undefined, quiet), era);
+    client = (await connect(createServer(ContactsServer, undefined, quiet), { era: REVISION[era] })).client;
     const result = await client.callTool({ name: 'save', arguments: args });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('Invalid arguments for tool save');
@@ -146,7 +148,7 @@ describe.each<Era>(['modern', 'legacy'])('a raw JSON Schema, %s client', (era) =
   });
 
   it('checks the structured result against a raw output schema', async () => {
-    client = await connect(createServer(ContactsServer, undefined, quiet), era);
+    client = (await connect(createServer(ContactsServer, undefined, quiet), { era: REVISION[era] })).client;
     const good = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
     expect(good.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
     const bad = await client.callTool({ name: 'greet', arguments: { name: 'nobody' } });
@@ -155,7 +157,7 @@ describe.each<Era>(['modern', 'legacy'])('a raw JSON Schema, %s client', (era) =
   });
 
   it('keeps x-mcp-header on a zod field declared with .meta()', async () => {
-    client = await connect(createServer(ContactsServer, undefined, quiet), era);
+    client = (await connect(createServer(ContactsServer, undefined, quiet), { era: REVISION[era] })).client;
     const { tools } = await client.listTools();
     const forecast = tools.find((tool) => tool.name === 'forecast');
     expect(forecast?.inputSchema.properties).toEqual({
@@ -177,7 +179,7 @@ describe('declaring a raw JSON Schema', () => {
       quiet,
     );
     input.properties.city.type = 'number';
-    client = await connect(server, 'modern');
+    client = (await connect(server, { era: REVISION.modern })).client;
     const { tools } = await client.listTools();
     expect(tools[0]?.inputSchema).toEqual({ type: 'object', properties: { city: { type: 'string' } } });
   });
@@ -197,7 +199,7 @@ describe('declaring a raw JSON Schema', () => {
       }),
       quiet,
     );
-    client = await connect(server, 'modern');
+    client = (await connect(server, { era: REVISION.modern })).client;
     expect((await client.callTool({ name: 'strings', arguments: { x: 'a' } })).isError).toBeFalsy();
     expect((await client.callTool({ name: 'numbers', arguments: { x: 1 } })).isError).toBeFalsy();
     expect((await client.callTool({ name: 'numbers', arguments: { x: 'a' } })).isError).toBe(true);

@@ -11,6 +11,7 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PluginContext } from './contract.js';
 import { defineResource, defineServer, defineTool } from './define.js';
@@ -18,10 +19,11 @@ import { PierError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createServer } from './server.js';
 import { ResourceUpdates } from './subscriptions.js';
-import { connect, ERAS, type Era } from './test-helpers.js';
+import { ERAS, type Era, REVISION } from './test-helpers.js';
 import type { BusEvent, EventBus } from './transport-contract.js';
 
 let clients: Client[] = [];
+afterEach(closeAll);
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
   clients = [];
@@ -69,7 +71,7 @@ function serve(subscribable = true, eventBus?: EventBus) {
 }
 
 async function client(server: ReturnType<typeof serve>, era: Era = 'legacy') {
-  const connected = await connect(server, era);
+  const connected = (await connect(server, { era: REVISION[era] })).client;
   clients.push(connected);
   const updates: string[] = [];
   connected.setNotificationHandler('notifications/resources/updated', (notification) => {

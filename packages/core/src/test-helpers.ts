@@ -1,15 +1,14 @@
-// Test helpers (not built): SDK clients over an in-memory link, child processes, scratch projects.
+// Test helpers (not built): the eras tests run in, child processes, scratch projects. Clients connect
+// through @pier/testing (mapped to its source by vitest.config.ts and tsconfig.json).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, type ClientOptions } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { ClientOptions } from '@modelcontextprotocol/client';
+import type { Era as TestingEra } from '@pier/testing';
 import { expect } from 'vitest';
 import { PierError } from './errors.js';
-import type { PierServer } from './server.js';
 
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const FIXTURES = join(PACKAGE_DIR, 'src', 'fixtures');
@@ -23,21 +22,14 @@ export const ERAS: Record<'modern' | 'legacy' | 'legacy 2025-06-18', ClientOptio
 export type Era = keyof typeof ERAS;
 
 /**
- * Connects the SDK's client to `server` over an in-memory link, through `serveStdio` so that the
- * era negotiation is the SDK's own.
+ * The revision `@pier/testing`'s `connect` pins for each era above (modern: `server/discover`; the
+ * legacy ones: `initialize` offering exactly that revision).
  */
-export async function connect(server: Pick<PierServer, 'createMcpServer'>, era: Era): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveStdio(() => server.createMcpServer(), { transport: serverSide });
-  const client = new Client({ name: 'pier-test', version: '1.0.0' }, { ...ERAS[era] });
-  await client.connect(clientSide);
-  const close = client.close.bind(client);
-  client.close = async () => {
-    await close();
-    await handle.close();
-  };
-  return client;
-}
+export const REVISION = {
+  modern: '2026-07-28',
+  legacy: '2025-11-25',
+  'legacy 2025-06-18': '2025-06-18',
+} as const satisfies Record<Era, TestingEra>;
 
 /** A child process with its output collected, killed by `kill()` if still running. */
 export interface Child {

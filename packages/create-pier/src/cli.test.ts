@@ -31,6 +31,7 @@ describe('create-pier --yes', () => {
       'src/main.ts',
       'src/server.test.ts',
       'src/server.ts',
+      'tsconfig.build.json',
       'tsconfig.json',
     ]);
     const pkg = manifest(dir);
@@ -47,9 +48,10 @@ describe('create-pier --yes', () => {
     expect(pkg.dependencies['@pier/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(pkg.scripts).toEqual({
       dev: 'tsx watch src/main.ts --api-key dev-only-key',
-      build: 'tsc',
-      start: 'tsc && node dist/main.js --api-key dev-only-key',
+      build: 'tsc -p tsconfig.build.json',
+      start: 'tsc -p tsconfig.build.json && node dist/main.js --api-key dev-only-key',
       test: 'vitest run',
+      typecheck: 'tsc --noEmit',
     });
     const server = readFileSync(join(dir, 'src/server.ts'), 'utf8');
     expect(server).toContain("@MCPServer({ name: 'my-server'");

@@ -92,6 +92,7 @@ export function projectFiles(answers: Answers): Record<string, string> {
   const sources: [string, string][] = [
     ['common/gitignore', '.gitignore'],
     ['common/tsconfig.json', 'tsconfig.json'],
+    ['common/tsconfig.build.json', 'tsconfig.build.json'],
     ['common/README.md', 'README.md'],
     ['common/src/main.ts', 'src/main.ts'],
     ['common/src/server.test.ts', 'src/server.test.ts'],
@@ -120,9 +121,11 @@ function packageJson(answers: Answers, health: boolean): string {
     engines: { node: '>=20.19' },
     scripts: {
       dev: 'tsx watch src/main.ts --api-key dev-only-key',
-      build: 'tsc',
-      start: 'tsc && node dist/main.js --api-key dev-only-key',
+      build: 'tsc -p tsconfig.build.json',
+      start: 'tsc -p tsconfig.build.json && node dist/main.js --api-key dev-only-key',
       test: 'vitest run',
+      // The tests too: tsconfig.json holds every file under src/, tsconfig.build.json leaves tests out of dist/.
+      typecheck: 'tsc --noEmit',
     },
     dependencies: sorted(dependencies),
     devDependencies: {

@@ -1,6 +1,5 @@
 // Through core's public API, as a user writes it: createServer(Class).listen({ transport: 'streamable-http' }).
 // Core loads this package with a dynamic import, so this needs the package built (dist/).
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -12,6 +11,7 @@ import {
   type PierServer,
   Tool,
 } from '@pier/core';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ask } from './test-http.js';
@@ -40,6 +40,7 @@ class WeatherServer {
 
 let server: PierServer | undefined;
 afterEach(async () => {
+  await closeAll();
   await server?.close();
   server = undefined;
 });
@@ -61,9 +62,8 @@ describe('createServer(Class).listen({ transport: "streamable-http" })', () => {
     expect(address).toMatchObject({ transport: 'streamable-http', host: '127.0.0.1' });
     expect(address.url).toBe(`http://127.0.0.1:${address.port}/mcp`);
 
-    for (const mode of ['auto', 'legacy'] as const) {
-      const client = new Client({ name: 'it', version: '1.0.0' }, { versionNegotiation: { mode } });
-      await client.connect(new StreamableHTTPClientTransport(new URL(address.url)));
+    for (const era of ['auto', '2025-11-25'] as const) {
+      const { client } = await connect(address.url, { era });
       const result = await client.callTool({ name: 'forecast', arguments: { city: 'Lisbon' } });
       expect(result).toMatchObject({ content: [{ type: 'text', text: 'Sunny in Lisbon' }] });
       await client.close();
@@ -113,8 +113,7 @@ describe('resource updates over streamable HTTP', () => {
   }
 
   async function connectClient(url: string, mode: 'auto' | 'legacy') {
-    const client = new Client({ name: 'it', version: '1.0.0' }, { versionNegotiation: { mode } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const { client } = await connect(url, { era: mode === 'auto' ? 'auto' : '2025-11-25' });
     const updates: string[] = [];
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
       updates.push(notification.params.uri);

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { HttpRoute } from '@pier/core/transport';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from './test-host.js';
 import {
@@ -15,6 +16,7 @@ import {
 } from './test-http.js';
 
 let server: TestServer | undefined;
+afterEach(closeAll);
 afterEach(async () => {
   server?.host.gate.release();
   await server?.close();
@@ -50,10 +52,8 @@ function readinessRoute(state: () => string): HttpRoute {
   };
 }
 
-async function connect(url: string, mode: 'auto' | 'legacy'): Promise<Client> {
-  const client = new Client({ name: 'drain-test', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
+async function connectClient(url: string, mode: 'auto' | 'legacy'): Promise<Client> {
+  return (await connect(url, { era: mode === 'auto' ? 'auto' : '2025-11-25' })).client;
 }
 
 const settledFlag = (promise: Promise<unknown>) => {
@@ -100,7 +100,7 @@ describe('drain', () => {
     'lets an in-flight slow tool call finish (sessions: $sessions, client: $mode)',
     async ({ sessions, mode }) => {
       server = await startTestServer({ sessions });
-      const client = await connect(server.url, mode);
+      const client = await connectClient(server.url, mode);
       const call = client.callTool({ name: 'slow', arguments: {} });
       await server.host.gate.whenWaiting();
 
@@ -122,7 +122,7 @@ describe('drain', () => {
 
   it('cuts a call still running after shutdownTimeoutMs, and still closes', async () => {
     server = await startTestServer({ shutdownTimeoutMs: 100 });
-    const client = await connect(server.url, 'auto');
+    const client = await connectClient(server.url, 'auto');
     const call = client.callTool({ name: 'slow', arguments: {} });
     const outcome = call.then(
       () => 'answered',

@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionRelay } from './sessions.js';
 import { FakeClock } from './test-clock.js';
@@ -15,6 +16,7 @@ import {
 } from './test-http.js';
 
 let server: TestServer | undefined;
+afterEach(closeAll);
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -96,15 +98,10 @@ describe('sessionful mode', () => {
 
   it('carries a server-to-client request (elicitation) on the stream of the call, and its answer back', async () => {
     server = await startTestServer({ sessions: true });
-    const client = new Client(
-      { name: 'elicit-test', version: '1.0.0' },
-      { capabilities: { elicitation: {} } },
-    );
-    client.setRequestHandler('elicitation/create', async () => ({
-      action: 'accept',
-      content: { name: 'Ada' },
-    }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const { client } = await connect(server.url, {
+      era: '2025-11-25',
+      onElicit: () => ({ action: 'accept', content: { name: 'Ada' } }),
+    });
     const result = await client.callTool({ name: 'ask', arguments: {} });
     expect(result).toMatchObject({ content: [{ type: 'text', text: 'hello Ada' }] });
     await client.close();
