@@ -9,6 +9,8 @@ import type {
   ObservedOutcome,
   ObservedRequest,
   ObservedSession,
+  ObservedStream,
+  ObservedTaskStatus,
 } from './contract.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
@@ -196,6 +198,45 @@ function observedTransport(
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * What a transport calls when a long-lived stream opens (`TransportHost.reportStream`), or `undefined`
+ * when no observer wants streams.
+ */
+export function streamReporter(
+  observers: readonly McpObserver[],
+  logger: Logger,
+): ((stream: ObservedStream) => () => void) | undefined {
+  const watching = observers.filter((observer) => observer.onStream !== undefined);
+  if (watching.length === 0) return undefined;
+  return (stream) => {
+    const ends: (() => void)[] = [];
+    for (const observer of watching) {
+      safely(logger, () => {
+        const end = observer.onStream?.(stream);
+        if (typeof end === 'function') ends.push(end);
+      });
+    }
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      for (const end of ends) safely(logger, end);
+    };
+  };
+}
+
+/** What tasks call on each status change, or `undefined` when no observer wants them. */
+export function taskStatusReporter(
+  observers: readonly McpObserver[],
+  logger: Logger,
+): ((change: ObservedTaskStatus) => void) | undefined {
+  const watching = observers.filter((observer) => observer.onTaskStatus !== undefined);
+  if (watching.length === 0) return undefined;
+  return (change) => {
+    for (const observer of watching) safely(logger, () => observer.onTaskStatus?.(change));
+  };
 }
 
 function safely(logger: Logger, fn: () => void): void {
