@@ -39,6 +39,8 @@ function observedTransport(
   { era, lifetime }: SdkServerOptions,
   logger: Logger,
 ): Transport {
+  /** Innermost first: each observer wraps the next one's dispatch. */
+  const reversed = [...observers].reverse();
   /** Requests received and not answered yet: what to tell when the answer goes out. */
   const open = new Map<string | number, Finish[]>();
   /** Requests sent to the client and not answered yet. */
@@ -149,7 +151,7 @@ function observedTransport(
     open.set(message.id, finishes);
     // Each observer wraps the next one's dispatch, so a tracer's context surrounds the handler.
     let dispatch = () => deliver(message, extra);
-    for (const observer of [...observers].reverse()) {
+    for (const observer of reversed) {
       const next = dispatch;
       dispatch = () => {
         let dispatched = false;
@@ -169,35 +171,46 @@ function observedTransport(
     }
     dispatch();
   };
-  return new Proxy(inner, {
-    set(target, key, value) {
-      if (key === 'onmessage' && typeof value === 'function') {
-        const deliver = value as (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-        target.onmessage = (message, extra) => receive(deliver, message, extra);
-        return true;
+  // The transport itself is patched (an own `send`, accessors for `onmessage` and `onclose`) rather than
+  // wrapped in a Proxy: a Proxy's traps ran on every property the SDK read, and bound a fresh function for
+  // each method read — microseconds per request on stateless HTTP, where every request gets a transport.
+  const send = inner.send;
+  inner.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
+    sending(message);
+    return send.call(inner, message, options);
+  };
+  // What was set before connect() (a transport owner's own onclose) stays as it is: the SDK chains it.
+  let onmessage = inner.onmessage;
+  let onclose = inner.onclose;
+  Object.defineProperty(inner, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => onmessage,
+    set(value: Transport['onmessage']) {
+      if (typeof value !== 'function') {
+        onmessage = value;
+        return;
       }
-      if (key === 'onclose' && typeof value === 'function') {
-        const onclose = value as () => void;
-        target.onclose = () => {
-          closing();
-          onclose();
-        };
-        return true;
-      }
-      return Reflect.set(target, key, value);
-    },
-    get(target, key) {
-      if (key === 'send') {
-        return (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
-          sending(message);
-          return target.send(message, options);
-        };
-      }
-      const value = Reflect.get(target, key);
-      // Transports keep private state: their methods must run on themselves, not on the proxy.
-      return typeof value === 'function' ? value.bind(target) : value;
+      const deliver = value as (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+      onmessage = (message, extra) => receive(deliver, message, extra);
     },
   });
+  Object.defineProperty(inner, 'onclose', {
+    configurable: true,
+    enumerable: true,
+    get: () => onclose,
+    set(value: Transport['onclose']) {
+      if (typeof value !== 'function') {
+        onclose = value;
+        return;
+      }
+      onclose = () => {
+        closing();
+        value();
+      };
+    },
+  });
+  return inner;
 }
 
 /**

@@ -128,6 +128,7 @@ export function createObserver(
       let version = versionOf(params, headers, request.session);
 
       let span: ReturnType<Tracer['startSpan']> | undefined;
+      let startName: string | undefined;
       if (tracer !== undefined) {
         const spanAttributes: Attributes = {
           [ATTR.mcpMethodName]: method,
@@ -143,8 +144,9 @@ export function createObserver(
         if (target.prompt !== undefined) spanAttributes[ATTR.genAiPromptName] = target.prompt;
         if (target.uri !== undefined) spanAttributes[ATTR.mcpResourceUri] = target.uri;
         const { parent, links } = parentOf(params, headers);
+        startName = spanName(method, target, methods, tools, prompts);
         span = tracer.startSpan(
-          spanName(method, target, methods, tools, prompts),
+          startName,
           { kind: SpanKind.SERVER, attributes: spanAttributes, links },
           parent,
         );
@@ -189,7 +191,9 @@ export function createObserver(
         instruments.operation(seconds, measured);
 
         if (span === undefined) return;
-        span.updateName(spanName(method, target, methods, tools, prompts));
+        // A tool or prompt name proven by this very answer joins the span's name.
+        const name = spanName(method, target, methods, tools, prompts);
+        if (name !== startName) span.updateName(name);
         if (version !== undefined) span.setAttribute(ATTR.mcpProtocolVersion, version);
         if (failure !== undefined) markFailed(span, failure);
         const asked = inputRequiredMethods(outcome);
@@ -307,7 +311,9 @@ function createInstruments(
   let operation: Histogram | undefined;
   let session: Histogram | undefined;
   let sessions: UpDownCounter | undefined;
-  let requests: UpDownCounter | undefined;
+  // Requests in flight are counted in a plain number the SDK reads at collection (an observable
+  // up-down counter): two synchronous SDK measurements a request, each hashing its attributes, cost more.
+  let inFlight = 0;
   let streams: UpDownCounter | undefined;
   let tasks: UpDownCounter | undefined;
   let health: Gauge | undefined;
@@ -317,7 +323,9 @@ function createInstruments(
     operation = meter.createHistogram(METRIC.operationDuration.name, { ...METRIC.operationDuration, advice });
     session = meter.createHistogram(METRIC.sessionDuration.name, { ...METRIC.sessionDuration, advice });
     sessions = meter.createUpDownCounter(METRIC.activeSessions.name, METRIC.activeSessions);
-    requests = meter.createUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests);
+    meter
+      .createObservableUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests)
+      .addCallback((result) => result.observe(inFlight));
     streams = meter.createUpDownCounter(METRIC.activeStreams.name, METRIC.activeStreams);
     tasks = meter.createUpDownCounter(METRIC.tasks.name, METRIC.tasks);
     health = meter.createGauge(METRIC.healthCheckStatus.name, METRIC.healthCheckStatus);
@@ -372,7 +380,7 @@ function createInstruments(
       prom?.sessions(delta, attributes);
     },
     requests(delta) {
-      requests?.add(delta);
+      inFlight += delta;
       prom?.requests(delta, none);
     },
     streams(delta, attributes) {
