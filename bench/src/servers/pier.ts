@@ -9,7 +9,7 @@
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
 // `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, MCPServer, Tool, type ToolContext } from '@pier/core';
+import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { otelPlugin } from '@pier/plugin-otel';
 import { benchPort, serveControl } from './common.js';
@@ -43,12 +43,28 @@ const health = healthPlugin({
 });
 
 const otel = process.env.BENCH_OTEL;
+// `BENCH_OTEL=observer`: an observer that only dispatches — what core's observer seam costs by itself.
+const emptyObserver: PierPlugin = {
+  name: 'empty-observer',
+  setup: (ctx) =>
+    ctx.observe({
+      onRequest: (_request, dispatch) => {
+        dispatch();
+        return () => {};
+      },
+    }),
+};
 if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
 
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: otel === undefined || otel === 'sdk-only' ? [health] : [health, otelPlugin()],
+  plugins:
+    otel === undefined || otel === 'sdk-only'
+      ? [health]
+      : otel === 'observer'
+        ? [health, emptyObserver]
+        : [health, otelPlugin()],
 })
 class BenchServer {
   @Tool({ description: ECHO_DESCRIPTION, input: ECHO_INPUT })

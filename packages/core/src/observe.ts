@@ -29,8 +29,12 @@ export function observeServer(
   logger: Logger,
 ): void {
   const connect = server.connect.bind(server);
-  server.connect = (transport: Transport) =>
-    connect(observedTransport(transport, observers, options, logger));
+  server.connect = async (transport: Transport) => {
+    const observe = observedTransport(transport, observers, options, logger);
+    await connect(transport);
+    // Once connected, the SDK's handlers are on the transport; messages only flow after start().
+    observe();
+  };
 }
 
 function observedTransport(
@@ -38,7 +42,7 @@ function observedTransport(
   observers: readonly McpObserver[],
   { era, lifetime }: SdkServerOptions,
   logger: Logger,
-): Transport {
+): () => void {
   /** Innermost first: each observer wraps the next one's dispatch. */
   const reversed = [...observers].reverse();
   /** Requests received and not answered yet: what to tell when the answer goes out. */
@@ -171,46 +175,23 @@ function observedTransport(
     }
     dispatch();
   };
-  // The transport itself is patched (an own `send`, accessors for `onmessage` and `onclose`) rather than
-  // wrapped in a Proxy: a Proxy's traps ran on every property the SDK read, and bound a fresh function for
-  // each method read — microseconds per request on stateless HTTP, where every request gets a transport.
-  const send = inner.send;
-  inner.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
-    sending(message);
-    return send.call(inner, message, options);
+  // The transport itself is patched, once connect() has set the SDK's handlers on it: plain property
+  // writes, as every connect makes. (A Proxy's traps ran on every property the SDK read and bound a fresh
+  // function for each method read; accessors turned each transport into an object of its own shape.)
+  return () => {
+    const send = inner.send;
+    inner.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
+      sending(message);
+      return send.call(inner, message, options);
+    };
+    const deliver = inner.onmessage;
+    if (deliver !== undefined) inner.onmessage = (message, extra) => receive(deliver, message, extra);
+    const onclose = inner.onclose;
+    inner.onclose = () => {
+      closing();
+      onclose?.();
+    };
   };
-  // What was set before connect() (a transport owner's own onclose) stays as it is: the SDK chains it.
-  let onmessage = inner.onmessage;
-  let onclose = inner.onclose;
-  Object.defineProperty(inner, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => onmessage,
-    set(value: Transport['onmessage']) {
-      if (typeof value !== 'function') {
-        onmessage = value;
-        return;
-      }
-      const deliver = value as (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-      onmessage = (message, extra) => receive(deliver, message, extra);
-    },
-  });
-  Object.defineProperty(inner, 'onclose', {
-    configurable: true,
-    enumerable: true,
-    get: () => onclose,
-    set(value: Transport['onclose']) {
-      if (typeof value !== 'function') {
-        onclose = value;
-        return;
-      }
-      onclose = () => {
-        closing();
-        value();
-      };
-    },
-  });
-  return inner;
 }
 
 /**
