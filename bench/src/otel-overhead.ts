@@ -27,6 +27,7 @@ if (mode === 'none' || mode === 'api' || mode === 'sdk') {
     observe: (o: McpObserver) => {
       observer = o;
     },
+    onClose: () => () => {},
   } as unknown as PluginContext);
   if (observer?.onRequest === undefined) throw new Error('otelPlugin() registered no observer');
   const onRequest = observer.onRequest.bind(observer);

@@ -20,7 +20,8 @@ export type ServerId =
   | 'fastmcp'
   | 'pier-otel'
   | 'pier-otel-sdk'
-  | 'pier-sdk';
+  | 'pier-sdk'
+  | 'pier-observer';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -148,6 +149,7 @@ const OTEL_VARIANTS = {
   'pier-otel': ['api', 'Pier + otelPlugin(), no SDK'],
   'pier-otel-sdk': ['sdk', 'Pier + otelPlugin(), SDK with no-op exporters'],
   'pier-sdk': ['sdk-only', 'Pier, SDK with no-op exporters registered, no plugin'],
+  'pier-observer': ['observer', 'Pier + an observer that only dispatches (core’s observer seam alone)'],
 } as const;
 export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
   ([id, [mode, label]]) => ({

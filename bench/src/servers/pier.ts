@@ -62,12 +62,28 @@ if (issuer !== undefined) {
 }
 
 const otel = process.env.BENCH_OTEL;
+// `BENCH_OTEL=observer`: an observer that only dispatches — what core's observer seam costs by itself.
+const emptyObserver: PierPlugin = {
+  name: 'empty-observer',
+  setup: (ctx) =>
+    ctx.observe({
+      onRequest: (_request, dispatch) => {
+        dispatch();
+        return () => {};
+      },
+    }),
+};
 if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
 
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: otel === undefined || otel === 'sdk-only' ? [health, ...auth] : [health, otelPlugin()],
+  plugins:
+    otel === undefined || otel === 'sdk-only'
+      ? [health, ...auth]
+      : otel === 'observer'
+        ? [health, emptyObserver]
+        : [health, otelPlugin()],
 })
 class BenchServer {
   @Tool({ description: ECHO_DESCRIPTION, input: ECHO_INPUT })

@@ -6,6 +6,7 @@ import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
+import type { TaskStatus } from './task-store.js';
 
 /** An HTTP route a plugin adds; every HTTP transport serves it before its MCP endpoint. */
 export interface HttpRoute {
@@ -102,6 +103,33 @@ export interface McpObserver {
    * once with the client's answer, or with a -32000 error if the connection closed first.
    */
   onClientRequest?(request: ObservedClientRequest): ((outcome: ObservedOutcome) => void) | undefined;
+  /**
+   * A long-lived HTTP stream opened: a 2026-07-28 `subscriptions/listen` stream or the GET stream of a 2025
+   * session, reported by the transport. The function you return, if any, is called once when it closes.
+   */
+  onStream?(stream: ObservedStream): (() => void) | undefined;
+  /**
+   * A task changed status in this process: created (`previous` undefined), moved on (`working` →
+   * `input_required` → `working` → `completed`…), or cancelled. Status changes made by another replica
+   * sharing the task store are reported there, not here.
+   */
+  onTaskStatus?(change: ObservedTaskStatus): void;
+}
+
+/** A long-lived stream, as observers see it (see {@link McpObserver.onStream}). */
+export interface ObservedStream {
+  /** `listen`: a 2026-07-28 `subscriptions/listen` stream; `session`: the GET stream of a 2025 HTTP session. */
+  readonly kind: 'listen' | 'session';
+}
+
+/** A task's status change, as observers see it (see {@link McpObserver.onTaskStatus}). */
+export interface ObservedTaskStatus {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  /** The status it had before; `undefined` when the task was just created. */
+  readonly previous: TaskStatus | undefined;
+  /** When the store forgets the task (its TTL), in milliseconds since the epoch. */
+  readonly expiresAt: number;
 }
 
 /** A stdio connection or a 2025 HTTP session, as observers see it; the same object for each of its messages. */

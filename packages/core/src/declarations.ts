@@ -176,12 +176,15 @@ export class Declarations {
     if (typeof observer !== 'object' || observer === null) {
       fail(where, 'observer', 'an object { onRequest?, onNotification?, … }', observer, 'PLUGIN_INVALID');
     }
-    const { onRequest, onNotification, onSession, onClientRequest } = observer as Partial<McpObserver>;
+    const { onRequest, onNotification, onSession, onClientRequest, onStream, onTaskStatus } =
+      observer as Partial<McpObserver>;
     for (const [field, value] of [
       ['onRequest', onRequest],
       ['onNotification', onNotification],
       ['onSession', onSession],
       ['onClientRequest', onClientRequest],
+      ['onStream', onStream],
+      ['onTaskStatus', onTaskStatus],
     ] as const) {
       if (value !== undefined && typeof value !== 'function')
         fail(where, field, 'a function', value, 'PLUGIN_INVALID');

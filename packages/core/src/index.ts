@@ -43,6 +43,8 @@ export type {
   ObservedOutcome,
   ObservedRequest,
   ObservedSession,
+  ObservedStream,
+  ObservedTaskStatus,
   PierPlugin,
   PluginContext,
   ScopeChallenge,

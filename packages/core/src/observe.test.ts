@@ -161,3 +161,40 @@ describe('observe(): sessions and the requests a server sends its client', () =>
     expect(ended).toEqual(sessions);
   });
 });
+
+describe('streams (TransportHost.reportStream)', () => {
+  it('is absent unless an observer wants streams, so a transport pays nothing then', () => {
+    expect(observed([]).reportStream).toBeUndefined();
+    expect(observed([{ onRequest: () => undefined }]).reportStream).toBeUndefined();
+  });
+
+  it('tells every observer a stream opened, and each once that it closed; a throwing one breaks nothing', () => {
+    const seen: string[] = [];
+    const server = observed([
+      {
+        onStream: () => {
+          throw new Error('broken observer');
+        },
+      },
+      {
+        onStream: (stream) => {
+          seen.push(`open ${stream.kind}`);
+          return () => seen.push(`close ${stream.kind}`);
+        },
+      },
+    ]);
+    const close = server.reportStream?.({ kind: 'listen' });
+    expect(seen).toEqual(['open listen']);
+    close?.();
+    close?.();
+    expect(seen).toEqual(['open listen', 'close listen']);
+  });
+
+  it('refuses an onStream or onTaskStatus that is not a function', () => {
+    for (const field of ['onStream', 'onTaskStatus']) {
+      expect(() => observed([{ [field]: 'yes' } as McpObserver])).toThrow(
+        expect.objectContaining({ code: 'PLUGIN_INVALID', message: expect.stringContaining(field) }),
+      );
+    }
+  });
+});

@@ -9,6 +9,8 @@ import type {
   ObservedOutcome,
   ObservedRequest,
   ObservedSession,
+  ObservedStream,
+  ObservedTaskStatus,
 } from './contract.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
@@ -27,8 +29,12 @@ export function observeServer(
   logger: Logger,
 ): void {
   const connect = server.connect.bind(server);
-  server.connect = (transport: Transport) =>
-    connect(observedTransport(transport, observers, options, logger));
+  server.connect = async (transport: Transport) => {
+    const observe = observedTransport(transport, observers, options, logger);
+    await connect(transport);
+    // Once connected, the SDK's handlers are on the transport; messages only flow after start().
+    observe();
+  };
 }
 
 function observedTransport(
@@ -36,7 +42,9 @@ function observedTransport(
   observers: readonly McpObserver[],
   { era, lifetime }: SdkServerOptions,
   logger: Logger,
-): Transport {
+): () => void {
+  /** Innermost first: each observer wraps the next one's dispatch. */
+  const reversed = [...observers].reverse();
   /** Requests received and not answered yet: what to tell when the answer goes out. */
   const open = new Map<string | number, Finish[]>();
   /** Requests sent to the client and not answered yet. */
@@ -147,7 +155,7 @@ function observedTransport(
     open.set(message.id, finishes);
     // Each observer wraps the next one's dispatch, so a tracer's context surrounds the handler.
     let dispatch = () => deliver(message, extra);
-    for (const observer of [...observers].reverse()) {
+    for (const observer of reversed) {
       const next = dispatch;
       dispatch = () => {
         let dispatched = false;
@@ -167,35 +175,62 @@ function observedTransport(
     }
     dispatch();
   };
-  return new Proxy(inner, {
-    set(target, key, value) {
-      if (key === 'onmessage' && typeof value === 'function') {
-        const deliver = value as (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-        target.onmessage = (message, extra) => receive(deliver, message, extra);
-        return true;
-      }
-      if (key === 'onclose' && typeof value === 'function') {
-        const onclose = value as () => void;
-        target.onclose = () => {
-          closing();
-          onclose();
-        };
-        return true;
-      }
-      return Reflect.set(target, key, value);
-    },
-    get(target, key) {
-      if (key === 'send') {
-        return (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
-          sending(message);
-          return target.send(message, options);
-        };
-      }
-      const value = Reflect.get(target, key);
-      // Transports keep private state: their methods must run on themselves, not on the proxy.
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  // The transport itself is patched, once connect() has set the SDK's handlers on it: plain property
+  // writes, as every connect makes. (A Proxy's traps ran on every property the SDK read and bound a fresh
+  // function for each method read; accessors turned each transport into an object of its own shape.)
+  return () => {
+    const send = inner.send;
+    inner.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
+      sending(message);
+      return send.call(inner, message, options);
+    };
+    const deliver = inner.onmessage;
+    if (deliver !== undefined) inner.onmessage = (message, extra) => receive(deliver, message, extra);
+    const onclose = inner.onclose;
+    inner.onclose = () => {
+      closing();
+      onclose?.();
+    };
+  };
+}
+
+/**
+ * What a transport calls when a long-lived stream opens (`TransportHost.reportStream`), or `undefined`
+ * when no observer wants streams.
+ */
+export function streamReporter(
+  observers: readonly McpObserver[],
+  logger: Logger,
+): ((stream: ObservedStream) => () => void) | undefined {
+  const watching = observers.filter((observer) => observer.onStream !== undefined);
+  if (watching.length === 0) return undefined;
+  return (stream) => {
+    const ends: (() => void)[] = [];
+    for (const observer of watching) {
+      safely(logger, () => {
+        const end = observer.onStream?.(stream);
+        if (typeof end === 'function') ends.push(end);
+      });
+    }
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      for (const end of ends) safely(logger, end);
+    };
+  };
+}
+
+/** What tasks call on each status change, or `undefined` when no observer wants them. */
+export function taskStatusReporter(
+  observers: readonly McpObserver[],
+  logger: Logger,
+): ((change: ObservedTaskStatus) => void) | undefined {
+  const watching = observers.filter((observer) => observer.onTaskStatus !== undefined);
+  if (watching.length === 0) return undefined;
+  return (change) => {
+    for (const observer of watching) safely(logger, () => observer.onTaskStatus?.(change));
+  };
 }
 
 function safely(logger: Logger, fn: () => void): void {

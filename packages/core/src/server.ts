@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { InMemoryServerEventBus, type McpServer } from '@modelcontextprotocol/server';
 import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
-import type { HttpAuthenticator, HttpRoute, PierPlugin, ServerInfo } from './contract.js';
+import type { HttpAuthenticator, HttpRoute, ObservedStream, PierPlugin, ServerInfo } from './contract.js';
 import type { ServerDeclaration } from './declaration.js';
 import { Declarations } from './declarations.js';
 import { classDeclaration } from './decorators.js';
@@ -10,6 +10,7 @@ import { describe, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
 import { DEFAULT_MAX_ROUNDS } from './input-required.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
+import { streamReporter, taskStatusReporter } from './observe.js';
 import { setUpPlugin } from './plugins.js';
 import { SdkServerBuilder, templateLister } from './sdk-servers.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
@@ -212,6 +213,7 @@ class Server implements PierServer {
   readonly routes: readonly HttpRoute[];
   readonly events: EventBus;
   readonly authenticator: HttpAuthenticator | undefined;
+  readonly reportStream?: (stream: ObservedStream) => () => void;
   readonly #lifecycle: Lifecycle;
   readonly #updates: ResourceUpdates;
   readonly #builder: SdkServerBuilder;
@@ -273,6 +275,7 @@ class Server implements PierServer {
           options.tasks?.store ?? new InMemoryTaskStore(),
           options.tasks ?? {},
           this.logger.child('tasks'),
+          taskStatusReporter(declarations.observers, this.logger),
         )
       : undefined;
     const requestState = options.requestState ?? {};
@@ -295,6 +298,7 @@ class Server implements PierServer {
     const builder = this.#builder;
     const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
     const lifecycle = this.#lifecycle;
+    const reportStream = streamReporter(declarations.observers, this.logger);
     this.#host = Object.freeze({
       info: this.info,
       logger: this.logger,
@@ -306,7 +310,9 @@ class Server implements PierServer {
       createMcpServer,
       events: this.events,
       authenticator: this.authenticator,
+      ...(reportStream !== undefined && { reportStream }),
     });
+    if (reportStream !== undefined) this.reportStream = reportStream;
     this.createMcpServer = createMcpServer;
     if (requestState.key === undefined && declarations.tools.length + declarations.prompts.length > 0) {
       this.logger.debug(

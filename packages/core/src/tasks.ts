@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolContext } from './context.js';
+import type { ObservedTaskStatus } from './contract.js';
 import { MissingClientCapabilityError, messageOf } from './errors.js';
 import {
   envelopeCapabilities,
@@ -72,14 +73,22 @@ export class Tasks {
   readonly #logger: Logger;
   readonly #runs = new Map<string, LocalRun>();
   readonly #unwatch: (() => void) | undefined;
+  /** Tells observers (`McpObserver.onTaskStatus`) of each status this process saves. */
+  readonly #onStatus: ((change: ObservedTaskStatus) => void) | undefined;
 
-  constructor(store: TaskStore, options: TasksOptions, logger: Logger) {
+  constructor(
+    store: TaskStore,
+    options: TasksOptions,
+    logger: Logger,
+    onStatus?: (change: ObservedTaskStatus) => void,
+  ) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 3_600_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#logger = logger;
     // A shared store tells of changes made through other processes: cancels and answers reach the run here.
     this.#unwatch = store.watch?.((taskId) => void this.#recheck(taskId));
+    this.#onStatus = onStatus;
   }
 
   /**
@@ -198,7 +207,7 @@ export class Tasks {
   async #create(principal: string, fields: Pick<TaskRecord, 'status' | 'inputRequests' | 'answers'>) {
     const now = Date.now();
     const at = new Date(now).toISOString();
-    return this.#store.create({
+    const task = await this.#store.create({
       taskId: randomBytes(16).toString('base64url'),
       principal,
       createdAt: at,
@@ -208,6 +217,13 @@ export class Tasks {
       expiresAt: now + this.#ttlMs,
       ...fields,
     });
+    this.#onStatus?.({
+      taskId: task.taskId,
+      status: task.status,
+      previous: undefined,
+      expiresAt: task.expiresAt,
+    });
+    return task;
   }
 
   #own(
@@ -367,7 +383,17 @@ export class Tasks {
         { ...record, lastUpdatedAt: new Date().toISOString() },
         task.version,
       );
-      if (saved !== undefined) return saved;
+      if (saved !== undefined) {
+        if (saved.status !== task.status) {
+          this.#onStatus?.({
+            taskId,
+            status: saved.status,
+            previous: task.status,
+            expiresAt: saved.expiresAt,
+          });
+        }
+        return saved;
+      }
     }
     throw new Error(`task ${taskId}: the store kept changing under ${CAS_ATTEMPTS} updates`);
   }

@@ -1,7 +1,7 @@
 // The transport contract: what a transport is told about the server it serves, and what it gives back.
 // Types only. Transport authors import these from `@pier/core/transport`.
 import type { McpServer, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
-import type { HttpAuthenticator, HttpRoute, ServerInfo } from './contract.js';
+import type { HttpAuthenticator, HttpRoute, ObservedStream, ServerInfo } from './contract.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 
@@ -40,6 +40,12 @@ export interface TransportHost {
   readonly events: EventBus;
   /** The authenticator a plugin set (`PluginContext.setAuthenticator`), if any: HTTP transports run it. */
   readonly authenticator: HttpAuthenticator | undefined;
+  /**
+   * Reports a long-lived stream the transport opened (a `subscriptions/listen` stream, a 2025 session's
+   * GET stream) to the observers plugins registered; call the returned function once when it closes.
+   * Absent when no observer wants streams, so a transport pays nothing then: call it as `reportStream?.()`.
+   */
+  readonly reportStream?: (stream: ObservedStream) => () => void;
 }
 
 /** Options of {@link TransportHost.createMcpServer}. */

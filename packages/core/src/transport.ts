@@ -37,6 +37,7 @@ export type {
   HttpAuthOutcome,
   HttpRefusal,
   HttpRoute,
+  ObservedStream,
   ScopeChallenge,
   ServerInfo,
 } from './contract.js';

@@ -25,6 +25,12 @@ export interface HealthPlugin extends PierPlugin {
    * recovering from a rejected `readyWhen`). Readiness still needs the server to be listening.
    */
   markReady(): void;
+  /**
+   * Calls `listener` with every finished run of the checks (one per probe that was not answered from the
+   * cache), on every server the plugin serves: what a metrics plugin (`otelPlugin({ health })`) reports.
+   * A listener that throws is logged and ignored. Returns the function that removes it.
+   */
+  onEvaluation(listener: (evaluation: Evaluation) => void): () => void;
 }
 
 /**
@@ -42,13 +48,18 @@ export interface HealthPlugin extends PierPlugin {
 export function healthPlugin(options: HealthPluginOptions): HealthPlugin {
   const normalized = normalizeOptions(options);
   const readiness = new AppReadiness(normalized.readyWhen);
+  const listeners = new Set<(evaluation: Evaluation) => void>();
   return {
     name: 'health',
     markReady() {
       readiness.markReady();
     },
+    onEvaluation(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     setup(ctx: PluginContext) {
-      new HealthEndpoints(ctx, normalized, readiness).register();
+      new HealthEndpoints(ctx, normalized, readiness, listeners).register();
     },
   };
 }
@@ -98,13 +109,28 @@ class HealthEndpoints {
   /** Probes waiting for a run; answered at once when draining begins, so shutdown never waits on a check. */
   readonly #waiting = new Set<() => void>();
 
-  constructor(ctx: PluginContext, options: NormalizedHealthOptions, readiness: AppReadiness) {
+  constructor(
+    ctx: PluginContext,
+    options: NormalizedHealthOptions,
+    readiness: AppReadiness,
+    listeners: ReadonlySet<(evaluation: Evaluation) => void>,
+  ) {
     this.#ctx = ctx;
     this.#options = options;
     this.#readiness = readiness;
+    const logStatus = statusLogger(ctx.logger);
     this.#evaluator = new HealthEvaluator(options.checks, {
       cacheTtlMs: options.cacheTtlMs,
-      onEvaluation: statusLogger(ctx.logger),
+      onEvaluation: (evaluation) => {
+        logStatus(evaluation);
+        for (const listener of listeners) {
+          try {
+            listener(evaluation);
+          } catch (error) {
+            ctx.logger.warn('a health evaluation listener failed', { error: describeFailure(error) });
+          }
+        }
+      },
     });
   }
 

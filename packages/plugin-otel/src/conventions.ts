@@ -18,6 +18,14 @@ export const ATTR = {
   networkProtocolName: 'network.protocol.name',
   /** Pier's own: the questions a 2026-07-28 `input_required` answer asks (their methods). */
   pierInputRequired: 'pier.mcp.input_required.methods',
+  /** Pier's own: `listen` (2026-07-28 `subscriptions/listen`) or `session` (a 2025 session's GET stream). */
+  pierStreamKind: 'pier.stream.kind',
+  /** Pier's own: a task's status (`working`, `input_required`, `completed`, `failed`, `cancelled`). */
+  pierTaskStatus: 'pier.task.status',
+  /** Pier's own: a health check's name, as declared in `healthPlugin({ checks })`. */
+  pierHealthCheckName: 'pier.health.check.name',
+  /** Pier's own: a health status (`healthy`, `degraded`, `unhealthy`). */
+  pierHealthCheckStatus: 'pier.health.check.status',
 } as const;
 
 /** Bucket boundaries (seconds) the conventions advise for both duration histograms. */
@@ -47,7 +55,35 @@ export const METRIC = {
     unit: '{request}',
     description: 'MCP requests received and not answered yet.',
   },
+  activeStreams: {
+    name: 'pier.server.active_streams',
+    unit: '{stream}',
+    description:
+      'Open long-lived HTTP streams: 2026-07-28 subscriptions/listen streams and 2025 session GET streams.',
+  },
+  tasks: {
+    name: 'pier.server.tasks',
+    unit: '{task}',
+    description: 'Tasks by status, as this process saved them, until the store forgets them (their TTL).',
+  },
+  healthCheckStatus: {
+    name: 'pier.health.check.status',
+    unit: '{status}',
+    description: "1 for each health check's latest status, 0 for its other statuses.",
+  },
 } as const;
+
+/** The values `pier.health.check.status` takes: one series per check and status, so that 0 is explicit. */
+export const HEALTH_STATUSES = ['healthy', 'degraded', 'unhealthy'] as const;
+
+/** Task statuses, for the `pier.server.tasks` gauge. */
+export const TASK_STATUSES: ReadonlySet<string> = new Set([
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 
 /** The value low-cardinality attributes fall back to (the conventions' well-known fallback). */
 export const OTHER = '_OTHER';

@@ -1,5 +1,6 @@
 export { ATTR as OTEL_ATTRIBUTES, DURATION_BUCKETS, METRIC as OTEL_METRICS } from './conventions.js';
 export {
+  type HealthResultsSource,
   OtelPluginError,
   type OtelPluginErrorCode,
   type OtelPluginOptions,

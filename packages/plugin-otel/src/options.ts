@@ -22,6 +22,23 @@ export interface OtelPluginOptions {
   readonly resourceUriInMetrics?: boolean;
   /** Serves the plugin's metrics in Prometheus text format over HTTP. Off by default. */
   readonly prometheus?: boolean | PrometheusRouteOptions;
+  /**
+   * Reports the results of these health checks as `pier.health.check.status` (one series per check and
+   * status): pass the `healthPlugin(…)` you install. Each probe that runs the checks updates the gauge.
+   */
+  readonly health?: HealthResultsSource;
+}
+
+/**
+ * Where health check results come from: what `healthPlugin()` of `@pier/plugin-health` returns (this
+ * plugin does not depend on it; anything with this method works).
+ */
+export interface HealthResultsSource {
+  onEvaluation(
+    listener: (evaluation: {
+      readonly checks: readonly { readonly name: string; readonly status: string }[];
+    }) => void,
+  ): () => void;
 }
 
 /** The optional `/metrics` route. */
@@ -58,6 +75,7 @@ export interface NormalizedOptions {
   readonly prometheus:
     | { readonly path: string; readonly authorize: PrometheusRouteOptions['authorize'] }
     | undefined;
+  readonly health: HealthResultsSource | undefined;
 }
 
 export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOptions {
@@ -73,7 +91,11 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
     recordArguments,
     resourceUriInMetrics,
     prometheus,
+    health,
   } = options;
+  if (health !== undefined && typeof health?.onEvaluation !== 'function') {
+    problems.push('health must have onEvaluation() (pass the healthPlugin(…) you install)');
+  }
   if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
     problems.push('tracerProvider must have getTracer()');
   }
@@ -127,5 +149,6 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
     recordArguments: recorded,
     resourceUriInMetrics: resourceUriInMetrics ?? false,
     prometheus: route,
+    health,
   };
 }

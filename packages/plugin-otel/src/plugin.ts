@@ -23,7 +23,13 @@ export function otelPlugin(options: OtelPluginOptions = {}): PierPlugin {
     name: 'otel',
     setup(ctx: PluginContext) {
       const registry = normalized.prometheus === undefined ? undefined : new PrometheusRegistry();
-      ctx.observe(createObserver(normalized, registry));
+      const telemetry = createObserver(normalized, registry);
+      ctx.observe(telemetry);
+      const unsubscribe = normalized.health?.onEvaluation((evaluation) => telemetry.health(evaluation));
+      ctx.onClose(() => {
+        unsubscribe?.();
+        telemetry.close();
+      });
       if (registry === undefined || normalized.prometheus === undefined) return;
       const { path, authorize } = normalized.prometheus;
       const logger = ctx.logger;

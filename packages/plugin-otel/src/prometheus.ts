@@ -88,6 +88,26 @@ export class PrometheusRegistry {
     };
   }
 
+  /** A gauge set to a value (an OpenTelemetry Gauge): the last value per attribute set. */
+  settable(otelName: string, unit: string, help: string): (value: number, attributes: Attributes) => void {
+    const name = prometheusName(otelName, unit);
+    const series = new Map<string, Series<number>>();
+    this.#families.push({
+      name,
+      help,
+      render(lines) {
+        lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} gauge`);
+        for (const { labels, value } of series.values()) lines.push(`${name}${braces(labels)} ${value}`);
+      },
+    });
+    return (value, attributes) => {
+      const labels = labelsOf(attributes);
+      const entry = series.get(labels);
+      if (entry === undefined) series.set(labels, { labels, value });
+      else entry.value = value;
+    };
+  }
+
   /** The exposition text. */
   render(): string {
     const lines: string[] = [];

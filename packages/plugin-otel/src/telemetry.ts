@@ -5,6 +5,7 @@ import {
   type Attributes,
   type Context,
   context,
+  type Gauge,
   type Histogram,
   type Link,
   metrics,
@@ -23,14 +24,18 @@ import type {
   ObservedNotification,
   ObservedOutcome,
   ObservedSession,
+  ObservedStream,
+  ObservedTaskStatus,
 } from '@pier/core';
 import {
   ATTR,
   DURATION_BUCKETS,
+  HEALTH_STATUSES,
   KNOWN_METHODS,
   META_PROTOCOL_VERSION,
   METRIC,
   OTHER,
+  TASK_STATUSES,
   TOOL_ERROR,
 } from './conventions.js';
 import type { NormalizedOptions } from './options.js';
@@ -39,6 +44,8 @@ import { protocolVersionOf, Vocabulary } from './vocabulary.js';
 
 const SCOPE = '@pier/plugin-otel';
 const SCOPE_VERSION = '0.1.0';
+/** Node's longest timer (about 24.8 days); a longer TTL is waited for in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 type Meta = Readonly<Record<string, unknown>>;
 
@@ -61,13 +68,26 @@ interface Instruments {
   session(seconds: number, attributes: Attributes): void;
   sessions(delta: number, attributes: Attributes): void;
   requests(delta: number): void;
+  streams(delta: number, attributes: Attributes): void;
+  tasks(delta: number, attributes: Attributes): void;
+  health(value: number, attributes: Attributes): void;
+}
+
+/** The observer, with what the plugin drives besides MCP traffic. */
+export interface Telemetry extends McpObserver {
+  /** Records a run of the health checks (`pier.health.check.status`). */
+  health(evaluation: {
+    readonly checks: readonly { readonly name: string; readonly status: string }[];
+  }): void;
+  /** Stops the timers that take expired tasks off the gauge (the server closed). */
+  close(): void;
 }
 
 /** Builds the observer for one server. */
 export function createObserver(
   options: NormalizedOptions,
   registry: PrometheusRegistry | undefined,
-): McpObserver {
+): Telemetry {
   const tracer: Tracer | undefined = options.traces
     ? (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, SCOPE_VERSION)
     : undefined;
@@ -78,6 +98,8 @@ export function createObserver(
   const versions = new Vocabulary(16);
   /** The protocol version each stdio connection or 2025 session negotiated (from its `initialize`). */
   const negotiated = new WeakMap<ObservedSession, string>();
+  /** Tasks counted in the gauge, by id: their status here and the timer that drops them at their TTL. */
+  const tasks = new Map<string, { status: string; expiry: NodeJS.Timeout }>();
 
   const versionOf = (
     params: Readonly<Record<string, unknown>> | undefined,
@@ -106,6 +128,7 @@ export function createObserver(
       let version = versionOf(params, headers, request.session);
 
       let span: ReturnType<Tracer['startSpan']> | undefined;
+      let startName: string | undefined;
       if (tracer !== undefined) {
         const spanAttributes: Attributes = {
           [ATTR.mcpMethodName]: method,
@@ -121,8 +144,9 @@ export function createObserver(
         if (target.prompt !== undefined) spanAttributes[ATTR.genAiPromptName] = target.prompt;
         if (target.uri !== undefined) spanAttributes[ATTR.mcpResourceUri] = target.uri;
         const { parent, links } = parentOf(params, headers);
+        startName = spanName(method, target, methods, tools, prompts);
         span = tracer.startSpan(
-          spanName(method, target, methods, tools, prompts),
+          startName,
           { kind: SpanKind.SERVER, attributes: spanAttributes, links },
           parent,
         );
@@ -167,7 +191,9 @@ export function createObserver(
         instruments.operation(seconds, measured);
 
         if (span === undefined) return;
-        span.updateName(spanName(method, target, methods, tools, prompts));
+        // A tool or prompt name proven by this very answer joins the span's name.
+        const name = spanName(method, target, methods, tools, prompts);
+        if (name !== startName) span.updateName(name);
         if (version !== undefined) span.setAttribute(ATTR.mcpProtocolVersion, version);
         if (failure !== undefined) markFailed(span, failure);
         const asked = inputRequiredMethods(outcome);
@@ -210,6 +236,56 @@ export function createObserver(
       };
     },
 
+    onStream(stream: ObservedStream) {
+      const attributes: Attributes = { [ATTR.pierStreamKind]: stream.kind };
+      instruments.streams(1, attributes);
+      return () => instruments.streams(-1, attributes);
+    },
+
+    onTaskStatus(change: ObservedTaskStatus) {
+      const { taskId, status } = change;
+      if (!TASK_STATUSES.has(status)) return;
+      const known = tasks.get(taskId);
+      // This process's own view first: what it counted the task as is what it takes off.
+      const previous = known?.status ?? change.previous;
+      if (known !== undefined) clearTimeout(known.expiry);
+      if (previous !== undefined && TASK_STATUSES.has(previous)) {
+        instruments.tasks(-1, { [ATTR.pierTaskStatus]: previous });
+      }
+      instruments.tasks(1, { [ATTR.pierTaskStatus]: status });
+      // The store forgets the task at its TTL: so does the gauge.
+      const entry = { status, expiry: undefined as unknown as NodeJS.Timeout };
+      const expire = () => {
+        if (tasks.get(taskId) !== entry) return;
+        const left = change.expiresAt - Date.now();
+        if (left > 0) {
+          entry.expiry = setTimeout(expire, Math.min(left, MAX_TIMER_MS)).unref();
+          return;
+        }
+        tasks.delete(taskId);
+        instruments.tasks(-1, { [ATTR.pierTaskStatus]: status });
+      };
+      entry.expiry = setTimeout(expire, Math.min(Math.max(change.expiresAt - Date.now(), 0), MAX_TIMER_MS));
+      entry.expiry.unref();
+      tasks.set(taskId, entry);
+    },
+
+    health(evaluation) {
+      for (const check of evaluation.checks) {
+        for (const status of HEALTH_STATUSES) {
+          instruments.health(check.status === status ? 1 : 0, {
+            [ATTR.pierHealthCheckName]: check.name,
+            [ATTR.pierHealthCheckStatus]: status,
+          });
+        }
+      }
+    },
+
+    close() {
+      for (const { expiry } of tasks.values()) clearTimeout(expiry);
+      tasks.clear();
+    },
+
     onSession(session: ObservedSession) {
       const started = performance.now();
       // A 2025 HTTP session has an id; a stdio connection has none.
@@ -235,14 +311,24 @@ function createInstruments(
   let operation: Histogram | undefined;
   let session: Histogram | undefined;
   let sessions: UpDownCounter | undefined;
-  let requests: UpDownCounter | undefined;
+  // Requests in flight are counted in a plain number the SDK reads at collection (an observable
+  // up-down counter): two synchronous SDK measurements a request, each hashing its attributes, cost more.
+  let inFlight = 0;
+  let streams: UpDownCounter | undefined;
+  let tasks: UpDownCounter | undefined;
+  let health: Gauge | undefined;
   if (options.metrics) {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, SCOPE_VERSION);
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
     operation = meter.createHistogram(METRIC.operationDuration.name, { ...METRIC.operationDuration, advice });
     session = meter.createHistogram(METRIC.sessionDuration.name, { ...METRIC.sessionDuration, advice });
     sessions = meter.createUpDownCounter(METRIC.activeSessions.name, METRIC.activeSessions);
-    requests = meter.createUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests);
+    meter
+      .createObservableUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests)
+      .addCallback((result) => result.observe(inFlight));
+    streams = meter.createUpDownCounter(METRIC.activeStreams.name, METRIC.activeStreams);
+    tasks = meter.createUpDownCounter(METRIC.tasks.name, METRIC.tasks);
+    health = meter.createGauge(METRIC.healthCheckStatus.name, METRIC.healthCheckStatus);
   }
   const prom = registry && {
     operation: registry.histogram(
@@ -267,6 +353,17 @@ function createInstruments(
       METRIC.activeRequests.unit,
       METRIC.activeRequests.description,
     ),
+    streams: registry.gauge(
+      METRIC.activeStreams.name,
+      METRIC.activeStreams.unit,
+      METRIC.activeStreams.description,
+    ),
+    tasks: registry.gauge(METRIC.tasks.name, METRIC.tasks.unit, METRIC.tasks.description),
+    health: registry.settable(
+      METRIC.healthCheckStatus.name,
+      METRIC.healthCheckStatus.unit,
+      METRIC.healthCheckStatus.description,
+    ),
   };
   const none: Attributes = {};
   return {
@@ -283,8 +380,20 @@ function createInstruments(
       prom?.sessions(delta, attributes);
     },
     requests(delta) {
-      requests?.add(delta);
+      inFlight += delta;
       prom?.requests(delta, none);
+    },
+    streams(delta, attributes) {
+      streams?.add(delta, attributes);
+      prom?.streams(delta, attributes);
+    },
+    tasks(delta, attributes) {
+      tasks?.add(delta, attributes);
+      prom?.tasks(delta, attributes);
+    },
+    health(value, attributes) {
+      health?.record(value, attributes);
+      prom?.health(value, attributes);
     },
   };
 }

@@ -139,6 +139,11 @@ export class LegacySessions {
     res.once('close', () => this.#store.end(id));
     if (req.method === 'GET') {
       await transport.handleGet(req, res, exchange);
+      // `exchange.end` is set while an event stream is open: the GET was accepted (not 404, 406 or 409).
+      const report = this.#context.host.reportStream;
+      if (report !== undefined && exchange.end !== undefined && !res.destroyed) {
+        res.once('close', report({ kind: 'session' }));
+      }
     } else if (req.method === 'DELETE') {
       await transport.handleDelete(req, res);
     } else {

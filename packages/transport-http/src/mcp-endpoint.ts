@@ -82,6 +82,12 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
     // The SDK's scope challenge (403 insufficient_scope, before dispatch) says nothing of caching.
     if (response.headers.has('www-authenticate')) response.headers.set('cache-control', 'no-store');
+    if (exchange.longLived && host.reportStream !== undefined && !res.destroyed) {
+      // A listen request the SDK accepted answers with an event stream, open until either side leaves.
+      if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
+        res.once('close', host.reportStream({ kind: 'listen' }));
+      }
+    }
     await sendWebResponse(res, response, exchange);
   };
 
