@@ -49,6 +49,8 @@ export type { Logger } from './logger.js';
 export type {
   BusEvent,
   CloseReason,
+  DirectCallOutcome,
+  DirectToolCalls,
   EventBus,
   ListenResult,
   PierTransport,
