@@ -1,11 +1,12 @@
-// `node dist/cold-start.js [rounds]`: cold start of Pier against the bare SDK v2 (issue 22), over stdio
+// `node dist/cold-start.js [rounds] [stdio|http]`: cold start of Pier against the bare SDK v2 (issue 22), over stdio
 // (spawn → the answer to `initialize`) and over HTTP (spawn → the first 200 on /health/ready), on the Node
 // running this script and on the Node named by `NODE24` (a path), with and without NODE_COMPILE_CACHE
 // (Node ≥ 22.1 only; Node 20 has no compile cache). Each round spawns Pier and the SDK server one after
 // the other, the order flipped every round; figures are medians, the ratio the median of per-round ratios.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,8 @@ import { median } from './harness/stats.js';
 
 const SERVERS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'servers');
 const rounds = Number(process.argv[2] ?? '5');
+/** `stdio` or `http` to measure only that transport. */
+const onlyMode = process.argv[3];
 const LIMIT_MS = 15_000;
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
@@ -39,16 +42,23 @@ const PROGRAMS = {
   http: { pier: 'pier.js', sdk: 'sdk-v2.js' },
 } as const;
 
-let nextPort = 39_400;
+/** A port nothing listens on right now (the OS picks it; other suites share this machine's ports). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
 
 /** Spawn to the first answer: `initialize` over stdio, or a 200 on /health/ready. */
-function coldStart(
+async function coldStart(
   node: string,
   program: string,
   mode: 'stdio' | 'http',
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const port = nextPort++;
+  const port = mode === 'http' ? await freePort() : 0;
   const started = performance.now();
   const child: ChildProcess = spawn(node, [join(SERVERS_DIR, program)], {
     env: { ...env, PORT: String(port) },
@@ -70,6 +80,7 @@ function coldStart(
       else resolve(elapsed);
     };
     child.once('error', (error) => finish(error));
+    child.once('exit', (code) => finish(new Error(`${program} exited (${code}) before answering`)));
     if (mode === 'stdio') {
       let out = '';
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -94,6 +105,7 @@ function coldStart(
 }
 
 for (const mode of ['stdio', 'http'] as const) {
+  if (onlyMode !== undefined && onlyMode !== mode) continue;
   for (const setup of setups) {
     const cacheDir = setup.cache ? mkdtempSync(join(tmpdir(), 'pier-compile-cache-')) : undefined;
     const env: NodeJS.ProcessEnv = { ...process.env, ...(cacheDir && { NODE_COMPILE_CACHE: cacheDir }) };
