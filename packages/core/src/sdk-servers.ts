@@ -15,6 +15,7 @@ import { type ContextDeps, requestContext, resourceContext, toolContext } from '
 import type { HttpAuthenticator, ServerInfo } from './contract.js';
 import type { ListedResource, ListedResources, ResourceDeclaration } from './declaration.js';
 import type { Declarations } from './declarations.js';
+import { directToolCalls } from './direct-calls.js';
 import { describe, MissingClientCapabilityError, messageOf, PierError } from './errors.js';
 import {
   type InputRound,
@@ -29,7 +30,7 @@ import { observeServer } from './observe.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import type { ResourceUpdates } from './subscriptions.js';
 import { type InvokeTool, TASKS_EXTENSION_ID, Tasks } from './tasks.js';
-import type { SdkServerOptions } from './transport-contract.js';
+import type { DirectToolCalls, SdkServerOptions } from './transport-contract.js';
 
 /** What the builder needs besides the declarations. */
 export interface SdkServerBuilderOptions {
@@ -59,10 +60,26 @@ export class SdkServerBuilder {
   readonly #verify: (state: string, ctx: ServerContext) => Promise<RoundState>;
   /** Tools declared `task: 'required'`: a call from a client without the tasks extension is refused. */
   readonly #requiredTaskTools = new Set<string>();
+  /** What every server says it is (`initialize`, and the 2026-07-28 `serverInfo` stamp). */
+  readonly #implementation: { readonly name: string; readonly version: string } & Readonly<
+    Record<string, string>
+  >;
+  /**
+   * Tool results computed on the direct path that only the SDK can write, by the web request the SDK
+   * serves them with (see direct-calls.ts): the tool's callback answers with it instead of running it.
+   */
+  readonly #replays = new WeakMap<object, unknown>();
 
   constructor(declarations: Declarations, options: SdkServerBuilderOptions) {
     this.#declarations = declarations;
     this.#options = options;
+    const { info } = options;
+    this.#implementation = {
+      name: info.name,
+      version: info.version,
+      ...(info.title !== undefined && { title: info.title }),
+      ...(info.description !== undefined && { description: info.description }),
+    };
     // Bound to the method and the principal: a state replayed by another user, or on another method, fails
     // verification (-32602). The tool, prompt or URI and the arguments are checked against the state's
     // target once the handler's arguments are known (see input-required.ts).
@@ -94,19 +111,14 @@ export class SdkServerBuilder {
 
   /** A fresh SDK server with everything registered. */
   create(options: SdkServerOptions = {}): McpServer {
-    const { info, instructions, updates, maxRounds } = this.#options;
+    const { instructions, updates, maxRounds } = this.#options;
     const declarations = this.#declarations;
     const subscribe = declarations.subscribable && options.subscriptions !== false;
     const capabilities = subscribe
       ? { ...this.#capabilities, resources: { ...this.#capabilities.resources, subscribe: true } }
       : this.#capabilities;
     const server = new McpServer(
-      {
-        name: info.name,
-        version: info.version,
-        ...(info.title !== undefined && { title: info.title }),
-        ...(info.description !== undefined && { description: info.description }),
-      },
+      { ...this.#implementation },
       {
         capabilities,
         ...(instructions !== undefined && { instructions }),
@@ -134,6 +146,17 @@ export class SdkServerBuilder {
       observeServer(server, declarations.observers, options, this.#options.logger);
     }
     return server;
+  }
+
+  /** The direct path for stateless `tools/call`, when this server allows one (see direct-calls.ts). */
+  direct(): DirectToolCalls | undefined {
+    return directToolCalls(
+      this.#declarations,
+      this.#options.logger,
+      this.#implementation,
+      this.#replays,
+      this.#options.tasks === undefined,
+    );
   }
 
   /**
@@ -224,11 +247,18 @@ export class SdkServerBuilder {
         toToolResult(await handler(args, toolContext(mcp, deps, round))),
       );
     };
+    const replays = this.#replays;
     this.#registrations.push((server, deps) => {
       const context = deps(logger);
       // Without an input schema the SDK calls back with the context only; Pier always passes (args, ctx).
       const callback = async (...received: unknown[]) => {
         const [args, mcp] = hasInput ? received : [{}, received[0]];
+        const request = (mcp as ServerContext).http?.req;
+        if (request !== undefined && replays.has(request)) {
+          const replayed = replays.get(request);
+          replays.delete(request);
+          return replayed;
+        }
         try {
           return await serve(mcp as ServerContext, args, context);
         } catch (error) {

@@ -308,6 +308,7 @@ class Server implements PierServer {
       },
       onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
       createMcpServer,
+      directToolCalls: builder.direct(),
       events: this.events,
       authenticator: this.authenticator,
       ...(reportStream !== undefined && { reportStream }),

@@ -33,6 +33,11 @@ export interface TransportHost {
    */
   createMcpServer(options?: SdkServerOptions): McpServer;
   /**
+   * The direct path for stateless `tools/call` (see {@link DirectToolCalls}); `undefined` when the server
+   * has observers, extensions, an authenticator or no tool it can serve that way.
+   */
+  readonly directToolCalls?: DirectToolCalls | undefined;
+  /**
    * The server's change events. An HTTP transport hands it to the SDK's handler (`createMcpHandler`'s
    * `bus`), so that 2026-07-28 `subscriptions/listen` streams hear every change; 2025-era connections
    * built by {@link createMcpServer} hear it through core.
@@ -100,3 +105,27 @@ export interface PierTransport {
   readonly name: string;
   start(host: TransportHost): Promise<RunningTransport>;
 }
+
+/**
+ * Serves a stateless `tools/call` without an SDK server, for a transport that has already checked
+ * everything the SDK checks before its tool dispatch (JSON-RPC shape, era, envelope, headers) and found
+ * an everyday call: params `name` and `arguments` only (2025), plus the three envelope keys (2026-07-28).
+ * Only tools that cannot see their context (a handler declaring one parameter), with an input schema
+ * and no output schema, scopes or task mode are served.
+ */
+export interface DirectToolCalls {
+  /**
+   * `undefined` when the SDK must serve the call (an unknown or unsuited tool, arguments its schema
+   * refuses: the SDK writes that answer). Otherwise the tool has run, once: the outcome is the `result`
+   * to write as `{"result":…,"jsonrpc":"2.0","id":…}` with status 200, or a result only the SDK can
+   * project — then call {@link replay} with the web request the SDK will see as `ctx.http.req` and serve
+   * the call through the SDK, which answers with that result instead of running the tool again.
+   */
+  call(name: string, args: unknown, era: 'modern' | 'legacy'): Promise<DirectCallOutcome> | undefined;
+  replay(request: object, result: unknown): void;
+}
+
+/** What {@link DirectToolCalls.call} resolves with. */
+export type DirectCallOutcome =
+  | { readonly result: Readonly<Record<string, unknown>> }
+  | { readonly replay: unknown };

@@ -50,6 +50,8 @@ export type { Logger } from './logger.js';
 export type {
   BusEvent,
   CloseReason,
+  DirectCallOutcome,
+  DirectToolCalls,
   EventBus,
   ListenResult,
   PierTransport,

@@ -3,6 +3,8 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  type DirectCallOutcome,
+  type DirectToolCalls,
   type HttpRefusal,
   isJsonContentType,
   type JSONRPCMessage,
@@ -65,6 +67,37 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   );
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
   const authenticator = host.authenticator;
+  // Stateless `tools/call` without an SDK server per request (core decides which tools qualify).
+  const direct = authenticator === undefined ? host.directToolCalls : undefined;
+  let closed = false;
+
+  /**
+   * The direct path's outcome for an everyday stateless `tools/call` (see {@link directCall}); `true`
+   * when it answered, otherwise the web request to serve it with through the SDK (a registered replay, so
+   * the tool does not run twice) or `undefined` (the SDK serves it from the start).
+   */
+  const tryDirect = async (
+    res: ServerResponse,
+    req: IncomingMessage,
+    outcome: Promise<DirectCallOutcome>,
+    id: unknown,
+  ): Promise<true | Request> => {
+    const settled = await outcome;
+    if ('result' in settled) {
+      if (!res.destroyed) {
+        const text = JSON.stringify({ result: settled.result, jsonrpc: '2.0', id });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(text)),
+        });
+        res.end(text);
+      }
+      return true;
+    }
+    const request = lazyRequest(req, context.origin(), res);
+    (direct as NonNullable<typeof direct>).replay(request, settled.replay);
+    return request;
+  };
 
   const serveWithHandler = async (
     req: IncomingMessage,
@@ -72,11 +105,12 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     body: unknown,
     exchange: Exchange,
     authInfo: AuthInfo | undefined,
+    request: Request = lazyRequest(req, context.origin(), res),
   ): Promise<void> => {
     // Its signal aborts if the client goes away, which stops the SDK's exchange; no web Request is built
     // unless a handler reads more than the headers.
     const response = await handler.fetch(
-      lazyRequest(req, context.origin(), res),
+      request,
       authInfo === undefined ? { parsedBody: body } : { parsedBody: body, authInfo },
     );
     if (response.status >= 500) logger.warn('MCP request failed', { status: response.status });
@@ -99,6 +133,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     exchange: Exchange,
     messages: readonly JSONRPCMessage[] | undefined,
     authInfo: AuthInfo | undefined,
+    request: Request = lazyRequest(req, context.origin(), res),
   ): Promise<void> => {
     // It serves one request: it must not advertise subscriptions, whose updates could never reach the client.
     const server = host.createMcpServer({ subscriptions: false, era: 'legacy', lifetime: 'request' });
@@ -111,15 +146,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
         .close()
         .catch((error: unknown) => logger.warn('closing an SDK server failed', { error: String(error) }));
     });
-    await transport.handlePost(
-      req,
-      res,
-      body,
-      exchange,
-      lazyRequest(req, context.origin(), res),
-      messages,
-      authInfo,
-    );
+    await transport.handlePost(req, res, body, exchange, request, messages, authInfo);
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
@@ -165,6 +192,16 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
+    const call =
+      direct !== undefined && !closed ? directCall(direct, req, body, sessions === undefined) : undefined;
+    if (call !== undefined) {
+      const request = await tryDirect(res, req, call.outcome, (body as { id: unknown }).id);
+      if (request === true) return;
+      // The SDK writes the result the tool gave (see DirectToolCalls.replay).
+      if (call.era === 'modern') await serveWithHandler(req, res, body, exchange, authInfo, request);
+      else await serveStateless(req, res, body, exchange, plainLegacyMessage(req, body), authInfo, request);
+      return;
+    }
     const legacy = plainLegacyMessage(req, body);
     if (legacy !== undefined) {
       if (sessions !== undefined) await sessions.serve(req, res, body, exchange, legacy, authInfo);
@@ -202,11 +239,89 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sessions?.start();
     },
     async close() {
+      closed = true;
       await handler.close();
       await sessions?.closeAll();
     },
   };
 }
+
+const MODERN = '2026-07-28';
+/** The envelope's keys (`protocolVersion`, `clientInfo`, `clientCapabilities`): any other goes to the SDK. */
+const MODERN_META_KEYS: ReadonlySet<string> = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  'io.modelcontextprotocol/clientInfo',
+  'io.modelcontextprotocol/clientCapabilities',
+]);
+
+/**
+ * Envelopes (`_meta` as JSON) the SDK's classifier accepted on a direct call: a client sends the same one
+ * on every call, so its validation (zod) runs once per distinct envelope. Bounded; emptied when full.
+ */
+const acceptedEnvelopes = new Set<string>();
+const MAX_ENVELOPES = 256;
+
+/**
+ * Hands an everyday stateless `tools/call` to the direct path, once it has passed every check the SDK makes
+ * before its tool dispatch; `undefined` for anything else, which the SDK serves as before. The body has
+ * exactly `jsonrpc` "2.0", a string or integer `id`, `method` and plain-object `params` with a string `name`
+ * and plain-object or absent `arguments` — a JSON-RPC request by the SDK's schema. 2025-era (only when
+ * `legacyStateless`): no `_meta`, no or a 2025 `MCP-Protocol-Version` (what {@link plainLegacyMessage} takes),
+ * and the `Accept` the transport requires. 2026-07-28: `_meta` is the envelope's three keys, naming
+ * 2026-07-28; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are present and name exactly what the
+ * body does (so the SDK's header cross-checks pass), and the SDK's classifier accepted this envelope.
+ */
+export function directCall(
+  direct: DirectToolCalls,
+  req: IncomingMessage,
+  body: unknown,
+  legacyStateless: boolean,
+): { readonly era: 'modern' | 'legacy'; readonly outcome: Promise<DirectCallOutcome> } | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
+  const id = body.id;
+  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
+  const params = body.params;
+  if (!isPlainObject(params)) return undefined;
+  const name = params.name;
+  const args = params.arguments;
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+  const headers = req.headers;
+  const version = headers['mcp-protocol-version'];
+  const meta = params._meta;
+  if (meta === undefined) {
+    if (!legacyStateless) return undefined;
+    for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
+    if (version !== undefined && !LEGACY_VERSIONS.has(version as string)) return undefined;
+    const accept = headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    const outcome = direct.call(name, args, 'legacy');
+    return outcome && { era: 'legacy', outcome };
+  }
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
+  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
+  for (const key in meta) if (!MODERN_META_KEYS.has(key)) return undefined;
+  if (version !== MODERN || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== name) {
+    return undefined;
+  }
+  const envelope = JSON.stringify(meta);
+  if (!acceptedEnvelopes.has(envelope)) {
+    const classified = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: MODERN,
+      mcpMethodHeader: 'tools/call',
+      mcpNameHeader: name,
+      body,
+    });
+    if (classified.kind !== 'modern' || classified.classification.revision !== MODERN) return undefined;
+    if (acceptedEnvelopes.size >= MAX_ENVELOPES) acceptedEnvelopes.clear();
+    acceptedEnvelopes.add(envelope);
+  }
+  const outcome = direct.call(name, args, 'modern');
+  return outcome && { era: 'modern', outcome };
+}
+
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
  * A request or notification (not `initialize`, not a posted answer) whose params carry the 2026-07-28

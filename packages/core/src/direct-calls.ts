@@ -1,0 +1,159 @@
+// A stateless `tools/call` answered without building an SDK server for it (issue 22). The SDK's stateless
+// idiom builds, connects, serves and closes a whole `McpServer` per request: most of a call's CPU. For the
+// everyday call — a tool that cannot see its context, valid arguments, a plain text result — what that
+// server does is known exactly, so it is done here directly; everything else still goes to the SDK.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Declarations, PreparedTool } from './declarations.js';
+import { messageOf } from './errors.js';
+import type { Logger } from './logger.js';
+import { toolErrorResult, toToolResult } from './results.js';
+import type { DirectCallOutcome, DirectToolCalls } from './transport-contract.js';
+
+/** `io.modelcontextprotocol/serverInfo`: stamped by the SDK on every 2026-07-28 result. */
+const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+/** Names a header carries as they are (no Base64 sentinel, nothing to strip or decode). */
+const PLAIN_NAME = /^[A-Za-z0-9_.\-/]+$/;
+
+interface DirectTool {
+  readonly validate: (value: unknown) => unknown;
+  readonly handler: (args: unknown) => unknown;
+  readonly logger: Logger;
+  /** Whether its input schema declares `x-mcp-header` parameters (checked once, on first use). */
+  headerParams?: boolean;
+  readonly prepared: PreparedTool;
+}
+
+/**
+ * Builds the direct path for a server, or `undefined` when something the SDK server would do per
+ * request is in play: observers (they watch the SDK server's requests), extensions (they install
+ * handlers on it), tasks, an authenticator (scopes, the principal). `replays` holds results the
+ * direct path computed but cannot write itself (see {@link DirectCallOutcome}).
+ */
+export function directToolCalls(
+  declarations: Declarations,
+  logger: Logger,
+  serverInfo: Readonly<Record<string, string>>,
+  replays: WeakMap<object, unknown>,
+  tasksOff: boolean,
+): DirectToolCalls | undefined {
+  if (
+    declarations.observers.length > 0 ||
+    declarations.extensions.length > 0 ||
+    declarations.authenticator !== undefined ||
+    !tasksOff
+  ) {
+    return undefined;
+  }
+  const tools = new Map<string, DirectTool>();
+  for (const prepared of declarations.tools) {
+    const tool = prepared.declaration;
+    const handler = tool.handler as (args: unknown, ctx?: unknown) => unknown;
+    if (
+      // A handler that declares a second parameter may use its context (log, ask, progress, ctx.mcp):
+      // that needs the SDK's per-request context. One that declares only its arguments cannot.
+      handler.length !== 1 ||
+      prepared.config.inputSchema === undefined ||
+      prepared.config.outputSchema !== undefined ||
+      (tool.task ?? 'never') !== 'never' ||
+      (tool.scopes !== undefined && tool.scopes.length > 0) ||
+      !PLAIN_NAME.test(tool.name)
+    ) {
+      continue;
+    }
+    const standard = prepared.config.inputSchema['~standard'];
+    tools.set(tool.name, {
+      validate: (value) => standard.validate(value),
+      handler,
+      logger: logger.child(`tool:${tool.name}`),
+      prepared,
+    });
+  }
+  if (tools.size === 0) return undefined;
+  const info = { ...serverInfo };
+
+  return {
+    call(name, args, era) {
+      const tool = tools.get(name);
+      if (tool === undefined) return undefined;
+      if (tool.headerParams === undefined) tool.headerParams = declaresHeaderParams(tool.prepared);
+      if (tool.headerParams) return undefined;
+      // The SDK validates `arguments ?? {}` with the tool's schema; a failure (its message) is its to write.
+      const checked = tool.validate(args ?? {}) as { value?: unknown; issues?: unknown } | Promise<unknown>;
+      if (checked instanceof Promise) return undefined;
+      if (checked.issues !== undefined) return undefined;
+      return run(tool, checked.value, era, info);
+    },
+    replay(request, result) {
+      replays.set(request, result);
+    },
+  };
+}
+
+async function run(
+  tool: DirectTool,
+  args: unknown,
+  era: 'modern' | 'legacy',
+  serverInfo: Readonly<Record<string, string>>,
+): Promise<DirectCallOutcome> {
+  let result: CallToolResult;
+  try {
+    result = toToolResult(await tool.handler(args));
+  } catch (error) {
+    // What the SDK-served callback does (sdk-servers.ts): a thrown error is the tool's error result.
+    tool.logger.warn('tool failed', { error: messageOf(error) });
+    result = toolErrorResult(error);
+  }
+  const plain = plainResult(result);
+  if (plain === undefined) return { replay: result };
+  return {
+    result:
+      era === 'modern'
+        ? { ...plain, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } }
+        : plain,
+  };
+}
+
+/**
+ * `result` as the SDK writes it when it is only text (and `isError`): its result schema keeps exactly
+ * these fields, in this order. `undefined` for anything else (structured content, `_meta`, other content
+ * types, extra fields), whose projection and validation stay the SDK's.
+ */
+function plainResult(result: CallToolResult): Record<string, unknown> | undefined {
+  if (!isPlainObject(result)) return undefined;
+  let isError: boolean | undefined;
+  for (const key in result) {
+    if (key === 'content') continue;
+    if (key === 'isError' && typeof result.isError === 'boolean') {
+      isError = result.isError;
+      continue;
+    }
+    return undefined;
+  }
+  const content = result.content;
+  if (!Array.isArray(content)) return undefined;
+  const copied: { type: 'text'; text: string }[] = [];
+  for (const item of content as unknown[]) {
+    if (!isPlainObject(item)) return undefined;
+    let keys = 0;
+    for (const _ in item) keys += 1;
+    if (keys !== 2 || item.type !== 'text' || typeof item.text !== 'string') return undefined;
+    copied.push({ type: 'text', text: item.text });
+  }
+  return isError === undefined ? { content: copied } : { content: copied, isError };
+}
+
+/** Whether the tool's input schema declares `x-mcp-header` parameters (the SDK checks their headers). */
+function declaresHeaderParams(prepared: PreparedTool): boolean {
+  try {
+    const json = prepared.config.inputSchema?.['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
+    return JSON.stringify(json).includes('x-mcp-header');
+  } catch {
+    return true;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
