@@ -26,8 +26,10 @@ interface DirectTool {
 /**
  * Builds the direct path for a server, or `undefined` when something the SDK server would do per
  * request is in play: observers (they watch the SDK server's requests), extensions (they install
- * handlers on it), tasks, an authenticator (scopes, the principal). `replays` holds results the
- * direct path computed but cannot write itself (see {@link DirectCallOutcome}).
+ * handlers on it), tasks. An authenticator does not turn it off: the transport authenticates (and checks
+ * endpoint-wide scopes) before the body is read, and a tool the direct path serves has no scopes of its
+ * own and cannot see `ctx.auth`. `replays` holds results the direct path computed but cannot write
+ * itself (see {@link DirectCallOutcome}).
  */
 export function directToolCalls(
   declarations: Declarations,
@@ -39,7 +41,6 @@ export function directToolCalls(
   if (
     declarations.observers.length > 0 ||
     declarations.extensions.length > 0 ||
-    declarations.authenticator !== undefined ||
     !tasksOff
   ) {
     return undefined;

@@ -246,3 +246,91 @@ describe('stateless tools/call without an SDK server per request', () => {
     expect(calls.structured - before).toBe(1);
   });
 });
+
+describe('the direct path with an authenticator', () => {
+  const TOKEN = 'direct-path-test-token';
+  let echoes = 0;
+  @MCPServer({ name: 'guarded', version: '1.0.0' })
+  class GuardedServer {
+    @Tool({ description: 'Echoes', input: { text: z.string() } })
+    echo({ text }: { text: string }): string {
+      echoes += 1;
+      return text;
+    }
+
+    @Tool({ description: 'Needs a scope', input: { text: z.string() }, scopes: ['write'] })
+    guarded({ text }: { text: string }): string {
+      return text;
+    }
+  }
+  /** A bearer check as an auth plugin makes one: before the body is read, granting the scope `read`. */
+  const bearer: PierPlugin = {
+    name: 'bearer',
+    setup: (ctx) =>
+      ctx.setAuthenticator({
+        authenticate: (req) =>
+          req.headers.authorization === `Bearer ${TOKEN}`
+            ? { authInfo: { token: TOKEN, clientId: 'tester', scopes: ['read'] } }
+            : {
+                refusal: {
+                  status: 401,
+                  headers: { 'www-authenticate': 'Bearer' },
+                  body: { error: 'invalid_token' },
+                },
+              },
+      }),
+  };
+  let guarded: PierServer;
+  let url: string;
+  beforeAll(async () => {
+    guarded = createServer(GuardedServer, undefined, {
+      handleSignals: false,
+      logStream: { write: () => true },
+      plugins: [bearer],
+    });
+    url = (await guarded.listen({ transport: 'streamable-http', port: 0 })).url;
+  });
+  afterAll(async () => {
+    await guarded?.close();
+  });
+
+  it('serves an authenticated call to a tool without scopes directly, in both eras', async () => {
+    for (const request of [
+      modern({ name: 'echo', arguments: { text: 'hi' } }),
+      legacy({ name: 'echo', arguments: { text: 'hi' } }),
+    ]) {
+      const before = connect.mock.calls.length;
+      const answer = await ask(url, {
+        ...request,
+        headers: { ...request.headers, authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(answer.json)).toContain('"text":"hi"');
+      expect(connect.mock.calls.length - before).toBe(0);
+    }
+  });
+
+  it('refuses an unauthenticated call before it reaches the tool (the direct path never runs it)', async () => {
+    const before = echoes;
+    const request = modern({ name: 'echo', arguments: { text: 'hi' } });
+    const refused = await ask(url, request);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('Bearer');
+    const wrong = await ask(url, {
+      ...request,
+      headers: { ...request.headers, authorization: 'Bearer nope' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(echoes).toBe(before);
+  });
+
+  it('leaves a tool with scopes to the SDK, which challenges a caller without them (403)', async () => {
+    const request = modern({ name: 'guarded', arguments: { text: 'hi' } });
+    const answer = await ask(url, {
+      ...request,
+      headers: { ...request.headers, authorization: `Bearer ${TOKEN}` },
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.headers['www-authenticate']).toContain('insufficient_scope');
+  });
+});

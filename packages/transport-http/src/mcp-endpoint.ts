@@ -67,8 +67,9 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   );
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
   const authenticator = host.authenticator;
-  // Stateless `tools/call` without an SDK server per request (core decides which tools qualify).
-  const direct = authenticator === undefined ? host.directToolCalls : undefined;
+  // Stateless `tools/call` without an SDK server per request (core decides which tools qualify). With an
+  // authenticator too: it has run (and refused what it refuses) before the body is read.
+  const direct = host.directToolCalls;
   let closed = false;
 
   /**
