@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import {
   createRemoteJWKSet,
+  customFetch,
   decodeJwt,
   errors,
   type JWTHeaderParameters,
@@ -103,6 +104,11 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
               cooldownDuration: options.cooldownMs ?? 30_000,
               cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
               timeoutDuration: timeoutMs,
+              // Each fetch may replace keys: cached tokens then go back through the key set once.
+              [customFetch]: (url: string, init: RequestInit) => {
+                fetches += 1;
+                return fetch(url, init);
+              },
             });
             return keys;
           };
@@ -110,6 +116,8 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
         }),
       );
 
+      /** Key set fetches so far (any issuer): a cached token checked at an older count is checked again. */
+      let fetches = 0;
       /** Verified tokens by SHA-256: the result, the key that verified it, and until when (ms). */
       const verified = new Map<string, CachedToken>();
       const remember = (digest: string, entry: CachedToken) => {
@@ -119,11 +127,24 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
       };
 
       return {
+        cached(token) {
+          if (cacheTokens === 0) return undefined;
+          const hit = verified.get(createHash('sha256').update(token).digest('base64url'));
+          // Only while no key set was fetched since the token was checked and its set is within its max
+          // age (else `verify` asks the key set, which refetches a stale one, and compares the key).
+          if (hit === undefined || Date.now() >= hit.until || hit.checkedAt !== fetches || !hit.keys.fresh) {
+            return undefined;
+          }
+          return hit.result;
+        },
         async verify(token) {
           const digest = cacheTokens === 0 ? '' : createHash('sha256').update(token).digest('base64url');
           const hit = cacheTokens === 0 ? undefined : verified.get(digest);
           if (hit !== undefined) {
-            if (Date.now() < hit.until && (await stillKeyOf(hit))) return hit.result;
+            if (Date.now() < hit.until && (await stillKeyOf(hit))) {
+              hit.checkedAt = fetches;
+              return hit.result;
+            }
             verified.delete(digest);
           }
           let unverified: JWTPayload;
@@ -167,7 +188,7 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
             options.strictAudience === true,
           );
           if (typeof payload.exp === 'number') {
-            remember(digest, { result, keys, header, key, until: payload.exp * 1000 });
+            remember(digest, { result, keys, header, key, until: payload.exp * 1000, checkedAt: fetches });
           }
           return result;
         },
@@ -192,6 +213,8 @@ interface CachedToken {
   readonly header: JWTHeaderParameters;
   readonly key: unknown;
   readonly until: number;
+  /** The key set fetch count when the key was last found to be the set's. */
+  checkedAt: number;
 }
 
 /**

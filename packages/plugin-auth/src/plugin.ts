@@ -102,83 +102,99 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     return outcome;
   };
 
-  const authenticator: HttpAuthenticator = {
-    async authenticate(req: IncomingMessage): Promise<HttpAuthOutcome> {
-      const credentials = presented(req, settings.maxTokenLength);
-      switch (credentials.kind) {
-        case 'none':
-          // RFC 6750 §3.1: no credentials, no error code; only where to log in and what to ask for.
-          return refuse('request', {
-            refusal: refusal(401, undefined, undefined, challenge401()),
-          });
-        case 'bad-request': {
-          const header = bearerChallenge({
-            error: 'invalid_request',
-            error_description: credentials.description,
-            resource_metadata: metadataUrl,
-          });
-          return refuse('request', {
-            refusal: refusal(400, 'invalid_request', credentials.description, header),
-          });
-        }
-        case 'unusable':
-          return refuse('malformed', {
-            refusal: refusal(
-              401,
-              'invalid_token',
-              credentials.description,
-              challenge401('invalid_token', credentials.description),
-            ),
-          });
-      }
-      let authInfo: AuthInfo;
-      try {
-        const verified = await verifier.verify(credentials.token);
-        authInfo = toAuthInfo(credentials.token, verified, resourceUrl, metadataUrl);
-      } catch (error) {
-        if (!(error instanceof TokenRejectedError)) {
-          logger?.error('the token verifier failed', {
-            error: error instanceof Error ? error.message : String(error),
-          });
-          return {
-            refusal: refusal(500, 'server_error', 'The access token could not be verified', undefined),
-          };
-        }
-        if (error.reason === 'unavailable') {
-          // Not the token's fault: a 401 would send the client through a new login, in a loop.
-          logger?.warn('token not verified: the authorization server is unreachable', {
-            reason: error.reason,
-            error: error.message,
-          });
-          return {
-            refusal: refusal(
-              503,
-              'temporarily_unavailable',
-              'The access token cannot be verified right now',
-              undefined,
-              {
-                'retry-after': '5',
-              },
-            ),
-          };
-        }
-        return refuse(error.reason, {
-          refusal: refusal(401, 'invalid_token', error.message, challenge401('invalid_token', error.message)),
+  /** The endpoint-wide scope check, on a verified caller: `undefined` when it passes. */
+  const scopeRefusal = (authInfo: AuthInfo): HttpAuthOutcome | undefined => {
+    const required = settings.requiredScopes;
+    if (required === undefined || policy.missing(required, authInfo.scopes).length === 0) return undefined;
+    const scopes = policy.challengeScopes(required, authInfo.scopes);
+    const description = `This server requires the scopes ${required.join(' ')}`;
+    const header = bearerChallenge({
+      error: 'insufficient_scope',
+      error_description: description,
+      scope: scopes.join(' '),
+      resource_metadata: metadataUrl,
+    });
+    return refuse('scope', { refusal: refusal(403, 'insufficient_scope', description, header) });
+  };
+
+  /** Verifies the credentials the request presented (the path a cache hit does not take). */
+  const verify = async (credentials: ReturnType<typeof presented>): Promise<HttpAuthOutcome> => {
+    switch (credentials.kind) {
+      case 'none':
+        // RFC 6750 §3.1: no credentials, no error code; only where to log in and what to ask for.
+        return refuse('request', {
+          refusal: refusal(401, undefined, undefined, challenge401()),
         });
-      }
-      const required = settings.requiredScopes;
-      if (required !== undefined && policy.missing(required, authInfo.scopes).length > 0) {
-        const scopes = policy.challengeScopes(required, authInfo.scopes);
-        const description = `This server requires the scopes ${required.join(' ')}`;
+      case 'bad-request': {
         const header = bearerChallenge({
-          error: 'insufficient_scope',
-          error_description: description,
-          scope: scopes.join(' '),
+          error: 'invalid_request',
+          error_description: credentials.description,
           resource_metadata: metadataUrl,
         });
-        return refuse('scope', { refusal: refusal(403, 'insufficient_scope', description, header) });
+        return refuse('request', {
+          refusal: refusal(400, 'invalid_request', credentials.description, header),
+        });
       }
-      return { authInfo };
+      case 'unusable':
+        return refuse('malformed', {
+          refusal: refusal(
+            401,
+            'invalid_token',
+            credentials.description,
+            challenge401('invalid_token', credentials.description),
+          ),
+        });
+    }
+    let authInfo: AuthInfo;
+    try {
+      const verified = await verifier.verify(credentials.token);
+      authInfo = toAuthInfo(credentials.token, verified, resourceUrl, metadataUrl);
+    } catch (error) {
+      if (!(error instanceof TokenRejectedError)) {
+        logger?.error('the token verifier failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return {
+          refusal: refusal(500, 'server_error', 'The access token could not be verified', undefined),
+        };
+      }
+      if (error.reason === 'unavailable') {
+        // Not the token's fault: a 401 would send the client through a new login, in a loop.
+        logger?.warn('token not verified: the authorization server is unreachable', {
+          reason: error.reason,
+          error: error.message,
+        });
+        return {
+          refusal: refusal(
+            503,
+            'temporarily_unavailable',
+            'The access token cannot be verified right now',
+            undefined,
+            {
+              'retry-after': '5',
+            },
+          ),
+        };
+      }
+      return refuse(error.reason, {
+        refusal: refusal(401, 'invalid_token', error.message, challenge401('invalid_token', error.message)),
+      });
+    }
+    return scopeRefusal(authInfo) ?? { authInfo };
+  };
+
+  const authenticator: HttpAuthenticator = {
+    authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome> {
+      const credentials = presented(req, settings.maxTokenLength);
+      if (credentials.kind === 'token') {
+        // A token verified a moment ago, its key set unchanged: answered without waiting on anything.
+        const known = verifier.cached?.(credentials.token);
+        if (known !== undefined) {
+          const authInfo = toAuthInfo(credentials.token, known, resourceUrl, metadataUrl);
+          return scopeRefusal(authInfo) ?? { authInfo };
+        }
+      }
+      return verify(credentials);
     },
     principalOf(authInfo) {
       return authDetails(authInfo)?.principal ?? authInfo.clientId;

@@ -31,6 +31,11 @@ export interface VerifierSettings {
 export interface ActiveVerifier {
   /** Resolves with the token's facts, or rejects with a `TokenRejectedError`. */
   verify(token: string): Promise<VerifiedToken>;
+  /**
+   * The token's facts when they are known without waiting (a verified-token cache hit whose key set cannot
+   * have changed since), else `undefined` and the plugin calls {@link verify}. Never throws.
+   */
+  cached?(token: string): VerifiedToken | undefined;
   /** Throws when what verification depends on (key set, introspection endpoint) cannot be reached. */
   probe?(signal: AbortSignal): Promise<void>;
 }
