@@ -68,8 +68,8 @@ export class PrometheusRegistry {
     };
   }
 
-  /** A gauge fed by increments (an OpenTelemetry UpDownCounter). */
-  gauge(otelName: string, unit: string, help: string): (delta: number, attributes: Attributes) => void {
+  /** A gauge family, rendered with its series by label set; the series map is the caller's to fill. */
+  #gaugeFamily(otelName: string, unit: string, help: string): Map<string, Series<number>> {
     const name = prometheusName(otelName, unit);
     const series = new Map<string, Series<number>>();
     this.#families.push({
@@ -80,6 +80,12 @@ export class PrometheusRegistry {
         for (const { labels, value } of series.values()) lines.push(`${name}${braces(labels)} ${value}`);
       },
     });
+    return series;
+  }
+
+  /** A gauge fed by increments (an OpenTelemetry UpDownCounter). */
+  gauge(otelName: string, unit: string, help: string): (delta: number, attributes: Attributes) => void {
+    const series = this.#gaugeFamily(otelName, unit, help);
     return (delta, attributes) => {
       const labels = labelsOf(attributes);
       const entry = series.get(labels);
@@ -90,16 +96,7 @@ export class PrometheusRegistry {
 
   /** A gauge set to a value (an OpenTelemetry Gauge): the last value per attribute set. */
   settable(otelName: string, unit: string, help: string): (value: number, attributes: Attributes) => void {
-    const name = prometheusName(otelName, unit);
-    const series = new Map<string, Series<number>>();
-    this.#families.push({
-      name,
-      help,
-      render(lines) {
-        lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} gauge`);
-        for (const { labels, value } of series.values()) lines.push(`${name}${braces(labels)} ${value}`);
-      },
-    });
+    const series = this.#gaugeFamily(otelName, unit, help);
     return (value, attributes) => {
       const labels = labelsOf(attributes);
       const entry = series.get(labels);

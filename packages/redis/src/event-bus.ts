@@ -7,6 +7,7 @@ import { describeValue, InMemoryServerEventBus, messageOf } from '@pier/core/tra
 import { createRedisClient, entriesOf, type RedisClientLike } from './client.js';
 import { PierRedisError } from './errors.js';
 import { type RedisHealthCheck, type RedisHealthCheckOptions, redisHealthCheck } from './health.js';
+import { optionChecks } from './option-checks.js';
 
 /** Options of {@link redisEventBus}. Give `url` or `client`. */
 export interface RedisEventBusOptions {
@@ -400,22 +401,7 @@ function resolveOptions(options: RedisEventBusOptions): Resolved {
       }
     }
   }
-  const int = (name: string, value: unknown, fallback: number, min: number): number => {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-      issues.push(`${name} must be an integer ≥ ${min} (got ${describeValue(value)})`);
-      return fallback;
-    }
-    return value;
-  };
-  const text = (name: string, value: unknown, fallback: string): string => {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || value === '') {
-      issues.push(`${name} must be a non-empty string (got ${describeValue(value)})`);
-      return fallback;
-    }
-    return value;
-  };
+  const { int, text } = optionChecks(issues);
   for (const name of ['onGap', 'onerror'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function')
       issues.push(`${name} must be a function`);

@@ -13,6 +13,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { describeValue, messageOf } from '@pier/core/transport';
 import { createRedisClient } from './client.js';
 import { PierRedisError } from './errors.js';
+import { optionChecks } from './option-checks.js';
 
 /**
  * What the session relay calls on a Redis client: `createClient()` of `@redis/client` v6 satisfies it, and
@@ -487,22 +488,7 @@ function resolveOptions(options: RedisSessionRelayOptions): Resolved {
       `advertiseUrl must be an http(s) URL of this replica's MCP endpoint (got ${describeValue(advertiseUrl)})`,
     );
   }
-  const int = (name: string, value: unknown, fallback: number, min: number): number => {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-      issues.push(`${name} must be an integer ≥ ${min} (got ${describeValue(value)})`);
-      return fallback;
-    }
-    return value;
-  };
-  const text = (name: string, value: unknown, fallback: string): string => {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || value === '') {
-      issues.push(`${name} must be a non-empty string (got ${describeValue(value)})`);
-      return fallback;
-    }
-    return value;
-  };
+  const { int, text } = optionChecks(issues);
   if (options.onerror !== undefined && typeof options.onerror !== 'function')
     issues.push('onerror must be a function');
   const resolved: Resolved = {
