@@ -38,11 +38,7 @@ export function directToolCalls(
   replays: WeakMap<object, unknown>,
   tasksOff: boolean,
 ): DirectToolCalls | undefined {
-  if (
-    declarations.observers.length > 0 ||
-    declarations.extensions.length > 0 ||
-    !tasksOff
-  ) {
+  if (declarations.observers.length > 0 || declarations.extensions.length > 0 || !tasksOff) {
     return undefined;
   }
   const tools = new Map<string, DirectTool>();
