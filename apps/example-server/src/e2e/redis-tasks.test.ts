@@ -1,121 +1,25 @@
 // Two processes of the app sharing a real redis-server through REDIS_URL: an export_notes task started on
-// one is seen and cancelled through the other, and the cancel stops the export running on the first (no
-// archive left). Negative control: without REDIS_URL the other process does not know the task.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// one is seen and cancelled through the other, and the cancel stops the export running on the first (its
+// partial file removed, no archive written). Negative control: without REDIS_URL the other process does not know the task.
 import { readdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, startHttpApp, tempDir } from './test-app.js';
+import { ensureInstalled, type RedisProcess, startRedis } from './test-fleet.js';
+import { addNotes, rpc } from './test-tasks.js';
 
 const TEST_TIMEOUT_MS = 60_000;
-const TASKS = 'io.modelcontextprotocol/tasks';
 afterEach(cleanUp);
 
-let redis: ChildProcess | undefined;
+let redis: RedisProcess | undefined;
 let redisUrl = '';
 beforeAll(async () => {
-  redisUrl = await startRedis();
+  ensureInstalled();
+  redis = await startRedis();
+  redisUrl = redis.url;
 }, 300_000);
 afterAll(async () => {
-  if (redis?.pid !== undefined && redis.exitCode === null) {
-    const exited = new Promise((resolve) => redis?.once('exit', resolve));
-    process.kill(redis.pid, 'SIGTERM');
-    await exited;
-  }
+  await redis?.stop();
 });
-
-/** A redis-server from Debian's package (installed with apt-get when missing and possible) on a free port. */
-async function startRedis(): Promise<string> {
-  const found = () => {
-    try {
-      execFileSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!found()) {
-    const how = 'apt-get update && apt-get install -y redis-server';
-    if (process.getuid?.() !== 0)
-      throw new Error(`these tests need redis-server; install it first: sudo ${how}`);
-    execFileSync('sh', ['-c', how], { stdio: 'ignore', timeout: 240_000 });
-    if (!found()) throw new Error(`redis-server still missing after ${how}`);
-  }
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as { port: number };
-      probe.close(() => resolve(free));
-    });
-  });
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  redis = child;
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${seen}`)), 10_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited with ${String(code)}:\n${seen}`));
-    });
-  });
-  return `redis://127.0.0.1:${port}`;
-}
-
-let nextId = 1;
-async function rpc(url: string, method: string, params: Record<string, unknown>, name: string) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'e2e-redis-tasks', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const json = text.startsWith('{')
-    ? text
-    : (text
-        .match(/^data: (.*)$/gm)
-        ?.at(-1)
-        ?.slice(6) ?? 'null');
-  return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number } };
-}
-
-async function addNotes(url: string, count: number): Promise<void> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  for (let i = 0; i < count; i++) {
-    await client.callTool({ name: 'add_note', arguments: { title: `Note ${i}`, body: `body ${i}` } });
-  }
-  await client.close();
-}
 
 /** Two processes of the app (REDIS_URL or not), the first with 100 notes; `start` starts an export on it. */
 async function exportOnFirst(env: NodeJS.ProcessEnv) {

@@ -5,55 +5,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, startHttpApp, tempDir } from './test-app.js';
+import { addNotes, rpc } from './test-tasks.js';
 
 const TEST_TIMEOUT_MS = 30_000;
-const TASKS = 'io.modelcontextprotocol/tasks';
 afterEach(cleanUp);
-
-let nextId = 1;
-async function rpc(url: string, method: string, params: Record<string, unknown>, name?: string) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name !== undefined && { 'mcp-name': name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'e2e-tasks', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  // A JSON answer, or an SSE stream whose last data line is the answer.
-  const json = text.startsWith('{')
-    ? text
-    : (text
-        .match(/^data: (.*)$/gm)
-        ?.at(-1)
-        ?.slice(6) ?? 'null');
-  return JSON.parse(json) as { result?: Record<string, unknown>; error?: { code: number } };
-}
-
-async function addNotes(url: string, count: number): Promise<void> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  for (let i = 0; i < count; i++) {
-    await client.callTool({ name: 'add_note', arguments: { title: `Note ${i}`, body: `body ${i}` } });
-  }
-  await client.close();
-}
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 20_000;
