@@ -168,6 +168,9 @@ defaults
   timeout client 120s
   timeout server 120s
   timeout tunnel 120s
+  # As in the deploy config: a readiness answer may take this long. Unset, HAProxy allows only \`inter\`
+  # (500 ms), and with \`fall 1\` one slow answer on a loaded machine would take a healthy replica out.
+  timeout check 2s
   option redispatch
   retries 2
 
