@@ -58,6 +58,19 @@ describe('redisEventBus between two replicas', () => {
     expect([...a.errors, ...b.errors]).toEqual([]);
   });
 
+  it('events raised together (more than one write holds) arrive on the other replica once each, in order', async () => {
+    const stream = fresh();
+    const a = bus({ stream, nodeId: 'a' });
+    const b = bus({ stream, nodeId: 'b' });
+    await Promise.all([a.ready, b.ready]);
+    const uris = Array.from({ length: 600 }, (_, index) => `notes://${index}`);
+    for (const uri of uris) a.publish({ kind: 'resource_updated', uri });
+    await until(() => b.heard.length >= uris.length && a.queued === 0, 'the burst on b', 10_000);
+    await sleep(100);
+    expect(b.heard.map((event) => (event as { uri: string }).uri)).toEqual(uris);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
   it('does not deliver what was published before it was ready', async () => {
     const stream = fresh();
     const a = bus({ stream, nodeId: 'a' });

@@ -62,6 +62,8 @@ export interface RedisEventBus extends EventBus {
 
 const VERSION = '1';
 const RECENT_URIS = 1_000;
+/** The most events sent in one write. */
+const FLUSH_BATCH = 256;
 
 /**
  * Makes the Redis event bus. Pass the same options to every replica and the bus to `createServer`:
@@ -95,6 +97,8 @@ class StreamEventBus implements RedisEventBus {
   #ownsWriter = false;
   #overflowed = false;
   #flushing = false;
+  /** Events written to Redis and not acknowledged yet (out of the queue, back in it if the write fails). */
+  #sending = 0;
   #readerUp = false;
   #closed = false;
   #markReady!: () => void;
@@ -117,7 +121,7 @@ class StreamEventBus implements RedisEventBus {
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#sending;
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
@@ -147,7 +151,7 @@ class StreamEventBus implements RedisEventBus {
       ...options,
       describe: () => ({
         reading: this.#readerUp,
-        queued: this.#queue.length,
+        queued: this.queued,
       }),
       extraUnhealthy: () => (this.#readerUp ? undefined : 'not reading the event stream'),
     });
@@ -276,8 +280,13 @@ class StreamEventBus implements RedisEventBus {
   }
 
   #enqueue(payload: string): void {
-    const { maxQueued } = this.#options;
     this.#queue.push(payload);
+    this.#bound();
+  }
+
+  /** Drops the oldest waiting events beyond `maxQueued` (and tells other replicas, once Redis is back). */
+  #bound(): void {
+    const { maxQueued } = this.#options;
     if (this.#queue.length > maxQueued) {
       this.#queue.splice(0, this.#queue.length - maxQueued);
       if (!this.#overflowed) {
@@ -292,7 +301,7 @@ class StreamEventBus implements RedisEventBus {
     }
   }
 
-  /** Sends queued events in order, one at a time, while the writer is up. */
+  /** Sends queued events in order, pipelined, while the writer is up. */
   #flush(): void {
     const writer = this.#writer;
     if (this.#flushing || this.#closed || writer === undefined || !writer.isReady) return;
@@ -314,9 +323,21 @@ class StreamEventBus implements RedisEventBus {
           this.#overflowed = false;
         }
         while (this.#queue.length > 0 && !this.#closed) {
-          // Kept until written: a failed write is retried when the writer is ready again.
-          await writer.xAdd(stream, '*', { m: this.#queue[0] as string }, trim);
-          this.#queue.shift();
+          // Everything waiting goes out in one write (node-redis pipelines the XADDs on one connection, in
+          // order): events raised together cost one round trip, not one each.
+          const batch = this.#queue.splice(0, FLUSH_BATCH);
+          this.#sending = batch.length;
+          const written = await Promise.allSettled(batch.map((m) => writer.xAdd(stream, '*', { m }, trim)));
+          this.#sending = 0;
+          const failed = batch.filter((_, index) => written[index]?.status === 'rejected');
+          if (failed.length > 0) {
+            // Kept until written: retried, first in line, when the writer is ready again.
+            if (!this.#closed) {
+              this.#queue.unshift(...failed);
+              this.#bound();
+            }
+            throw (written.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
+          }
         }
       } catch (error) {
         this.#report(
