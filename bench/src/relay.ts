@@ -34,6 +34,52 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n'));
 `;
 
+/**
+ * The floor of any relay at all: a TCP pipe in front of the owner that copies bytes both ways without
+ * parsing them (what a multiplexed raw channel between replicas would still do: read and write every byte
+ * once more on each side).
+ */
+const BARE_PIPE = `
+const net = require('node:net');
+const target = new URL(process.env.TARGET);
+const server = net.createServer((client) => {
+  client.setNoDelay(true);
+  const up = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true });
+  client.pipe(up);
+  up.pipe(client);
+  client.on('error', () => up.destroy());
+  up.on('error', () => client.destroy());
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n'));
+`;
+
+/**
+ * A listen stream in a process of its own, reading raw bytes (no SDK client): when an update reaches a
+ * client that does nothing else, free of the bench process's own work (the SDK client, the next POST).
+ */
+const RAW_LISTENER = `
+const http = require('node:http');
+const target = new URL(process.env.TARGET);
+const body = JSON.stringify({ jsonrpc: '2.0', id: 'raw', method: 'subscriptions/listen', params: {
+  notifications: { resourceSubscriptions: [process.env.URI] },
+  _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: {
+  'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'subscriptions/listen', 'content-length': Buffer.byteLength(body) } }, (res) => {
+  res.on('data', (chunk) => {
+    const at = (performance.timeOrigin + performance.now()).toFixed(3);
+    const text = chunk.toString();
+    if (text.includes('subscriptions/acknowledged')) process.stdout.write('READY 1\\n');
+    if (text.includes('notifications/resources/updated')) process.stdout.write('TRACE raw sse-in ' + at + '\\n');
+  });
+});
+req.end(body);
+process.once('SIGTERM', () => { req.destroy(); process.exit(0); });
+`;
+
+/** `TRACE <who> <stage> <ms>` lines of every child, in arrival order. */
+const traces: { who: string; stage: string; at: number }[] = [];
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -51,8 +97,18 @@ function start(command: string, args: string[], env: Record<string, string>, rea
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} did not start:\n${output}`)), 30_000);
+    let partial = '';
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      const text = chunk.toString();
+      partial += text;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const [tag, who, stage, at] = line.split(' ');
+        if (tag === 'TRACE' && who && stage) traces.push({ who, stage, at: Number(at) });
+      }
+      if (output.length > 100_000) return; // past start-up only traces matter
+      output += text;
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
@@ -140,7 +196,15 @@ async function main(): Promise<void> {
     {},
     /(Ready to accept connections)/,
   );
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RELAY: '1', BUS: '1', PREFIX: 'bench:' };
+  // RELAY_TRACE=1: the replicas stamp each stage of an event's way (see test/replica.mjs), for PROFILE.md.
+  const trace = process.env.RELAY_TRACE === '1';
+  const env = {
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    RELAY: '1',
+    BUS: '1',
+    PREFIX: 'bench:',
+    ...(trace && { TRACE: '1' }),
+  };
   // RELAY_PROFILE=<dir>: CPU profiles of both replicas, for PROFILE.md.
   const profile = process.env.RELAY_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.RELAY_PROFILE}`]
@@ -155,6 +219,9 @@ async function main(): Promise<void> {
   const proxyPort = await start(process.execPath, ['-e', BARE_PROXY], { TARGET: owner }, /READY (\d+)/);
   const proxy = `http://127.0.0.1:${proxyPort}/mcp`;
   const proxyPid = children.at(-1)?.pid as number;
+  const pipePort = await start(process.execPath, ['-e', BARE_PIPE], { TARGET: owner }, /READY (\d+)/);
+  const pipe = `http://127.0.0.1:${pipePort}/mcp`;
+  const pipePid = children.at(-1)?.pid as number;
 
   // One session, opened on A.
   const opened = await post(
@@ -190,14 +257,16 @@ async function main(): Promise<void> {
     local: { ms: [] as number[], cpu: 0, n: 0 },
     relayed: { ms: [] as number[], cpu: 0, n: 0 },
     proxied: { ms: [] as number[], cpu: 0, n: 0 },
+    piped: { ms: [] as number[], cpu: 0, n: 0 },
   };
   const plan = [
     { side: sides.local, url: owner },
     { side: sides.relayed, url: other },
     { side: sides.proxied, url: proxy },
+    { side: sides.piped, url: pipe },
   ];
   const perBlock = Math.ceil(REQUESTS / BLOCKS);
-  const allPids = [...pids, proxyPid];
+  const allPids = [...pids, proxyPid, pipePid];
   for (let block = 0; block < BLOCKS * plan.length; block++) {
     const { side, url } = plan[block % plan.length] as (typeof plan)[number];
     const cpuBefore = allPids.reduce((sum, pid) => sum + cpuMicros(pid), 0);
@@ -217,9 +286,14 @@ async function main(): Promise<void> {
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(owner)));
   await client.listen({ resourceSubscriptions: [URI] });
+  await start(process.execPath, ['-e', RAW_LISTENER], { TARGET: owner, URI }, /READY (\d+)/);
   const latencies: number[] = [];
+  const rawLatencies: number[] = [];
+  /** Per event: when it passed each stage, relative to its raise. */
+  const staged: Record<string, number>[] = [];
   for (let i = 0; i < EVENTS; i++) {
     const before = received.length;
+    const mark = traces.length;
     const answer = await post(
       other,
       { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'bump' },
@@ -246,13 +320,34 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     latencies.push((received[before] as number) - raisedAt);
+    const stageAt = async (who: string, stage: string) => {
+      for (let waited = 0; waited < 200; waited++) {
+        const found = traces.slice(mark).find((t) => t.who === who && t.stage === stage);
+        if (found) return found.at - raisedAt;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      throw new Error(`no ${stage} from ${who}`);
+    };
+    rawLatencies.push(await stageAt('raw', 'sse-in'));
+    if (trace) {
+      staged.push({
+        'xadd-out (B)': await stageAt('b', 'xadd-out'),
+        'xread-in (A)': await stageAt('a', 'xread-in'),
+        'deliver (A)': await stageAt('a', 'deliver'),
+        'sse-out (A)': await stageAt('a', 'sse-out'),
+        'raw client': rawLatencies.at(-1) as number,
+        'SDK client (bench process)': (received[before] as number) - raisedAt,
+      });
+    }
   }
   await client.close();
 
   const local = { p50: median(sides.local.ms), cpu: sides.local.cpu / sides.local.n };
   const relayed = { p50: median(sides.relayed.ms), cpu: sides.relayed.cpu / sides.relayed.n };
   const proxied = { p50: median(sides.proxied.ms), cpu: sides.proxied.cpu / sides.proxied.n };
+  const piped = { p50: median(sides.piped.ms), cpu: sides.piped.cpu / sides.piped.n };
   const sorted = [...latencies].sort((a, b) => a - b);
+  const rawSorted = [...rawLatencies].sort((a, b) => a - b);
   const ratio = relayed.p50 / local.p50;
   const cpuRatio = relayed.cpu / local.cpu;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -271,9 +366,24 @@ async function main(): Promise<void> {
     ).toFixed(3)} ms | | | |`,
     `| same, replicas' CPU per request (both processes) | ${local.cpu.toFixed(0)} µs | ${relayed.cpu.toFixed(0)} µs | ${cpuRatio.toFixed(2)}× | ≤ 1.5× | ${cpuRatio <= 1.5 ? 'met' : 'missed'} |`,
     `| reference: a bare node:http proxy in front of the owner (no Pier), p50 / CPU | | ${proxied.p50.toFixed(3)} ms / ${proxied.cpu.toFixed(0)} µs | ${(proxied.p50 / local.p50).toFixed(2)}× / ${(proxied.cpu / local.cpu).toFixed(2)}× | | |`,
+    `| reference: a bare TCP pipe in front of the owner (no HTTP parsing), p50 / CPU | | ${piped.p50.toFixed(3)} ms / ${piped.cpu.toFixed(0)} µs | ${(piped.p50 / local.p50).toFixed(2)}× / ${(piped.cpu / local.cpu).toFixed(2)}× | | |`,
     '',
     `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+    `Same events, read as raw bytes by a listener in a process of its own: p50 ${quantile(rawSorted, 0.5).toFixed(2)} ms, p99 ${quantile(rawSorted, 0.99).toFixed(2)} ms, max ${(rawSorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(rawSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
   ];
+  if (trace) {
+    lines.push(
+      '',
+      '| stage (ms after the raise on B) | p50 | p90 | p99 | max |',
+      '| --- | --- | --- | --- | --- |',
+    );
+    for (const stage of Object.keys(staged[0] ?? {})) {
+      const values = staged.map((row) => row[stage] as number).sort((a, b) => a - b);
+      lines.push(
+        `| ${stage} | ${[0.5, 0.9, 0.99, 1].map((q) => quantile(values, q).toFixed(2)).join(' | ')} |`,
+      );
+    }
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -26,6 +26,47 @@ const bus =
       })
     : undefined;
 const URI = 'notes://index';
+// TRACE=1 (bench only): when an event passes each stage of this process, on stderr as
+// `TRACE <replica> <stage> <ms>` on the clock every process of the machine shares. Stages: `raise` (the
+// bus's publish), `xadd-out` (the XADD written to Redis's socket), `xread-in` (another replica's event read
+// from Redis), `deliver` (handed to local listeners), `sse-out` (written to a listen stream's socket).
+const stamp = (stage) =>
+  process.stderr.write(`TRACE ${name} ${stage} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`);
+if (process.env.TRACE === '1') {
+  const { Socket } = await import('node:net');
+  const textOf = (chunk) =>
+    typeof chunk === 'string'
+      ? chunk
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk).toString('latin1')
+        : '';
+  const write = Socket.prototype.write;
+  Socket.prototype.write = function (chunk, ...rest) {
+    const text = textOf(chunk);
+    if (text.includes('XADD')) stamp('xadd-out');
+    else if (text.includes('notifications/resources/updated')) stamp('sse-out');
+    return write.call(this, chunk, ...rest);
+  };
+  const emit = Socket.prototype.emit;
+  Socket.prototype.emit = function (event, chunk, ...rest) {
+    if (event === 'data' && textOf(chunk).includes('resource_updated')) stamp('xread-in');
+    return emit.call(this, event, chunk, ...rest);
+  };
+}
+const tracedBus =
+  bus && process.env.TRACE === '1'
+    ? {
+        publish: (event) => {
+          stamp('raise');
+          bus.publish(event);
+        },
+        subscribe: (listener) =>
+          bus.subscribe((event) => {
+            stamp('deliver');
+            listener(event);
+          }),
+      }
+    : bus;
 let server;
 server = createServer(
   defineServer({
@@ -66,7 +107,7 @@ server = createServer(
     handleSignals: false,
     logStream: process.stderr,
     plugins: [healthPlugin({ checks: [] })],
-    ...(bus && { eventBus: bus }),
+    ...(tracedBus && { eventBus: tracedBus }),
   },
 );
 await Promise.all([relay?.ready, bus?.ready]);
