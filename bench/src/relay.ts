@@ -7,7 +7,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
@@ -75,6 +75,43 @@ const req = http.request({ host: target.hostname, port: target.port, path: targe
 });
 req.end(body);
 process.once('SIGTERM', () => { req.destroy(); process.exit(0); });
+`;
+
+/**
+ * The floor of a cross-process event without Pier: a reader that blocks in XREAD (raw RESP, no client
+ * library) and writes each entry to its SSE clients as an update. The bench process raises (XADD on a raw
+ * socket), so the event crosses the same processes as through Pier: raiser, Redis, reader, listener.
+ */
+const FLOOR_READER = `
+const net = require('node:net');
+const http = require('node:http');
+const streams = new Set();
+const redis = net.connect({ host: '127.0.0.1', port: Number(process.env.REDIS_PORT), noDelay: true });
+const command = (...args) => '*' + args.length + '\\r\\n' + args.map((a) => '$' + Buffer.byteLength(a) + '\\r\\n' + a + '\\r\\n').join('');
+let last = '$';
+let reply = '';
+const read = () => redis.write(command('XREAD', 'BLOCK', '1000', 'STREAMS', 'floor', last));
+redis.on('data', (chunk) => {
+  reply += chunk.toString();
+  // Whole once it ends a line and, unless it is the null of a timed-out XREAD, holds the entry's JSON.
+  if (!reply.endsWith('\\r\\n') || (reply !== '*-1\\r\\n' && reply.startsWith('*') && !reply.includes('}'))) return;
+  for (const id of reply.match(/\\d+-\\d+/g) ?? []) last = id;
+  for (const at of reply.match(/"at":[\\d.]+/g) ?? []) {
+    const frame = 'event: message\\ndata: {"method":"notifications/resources/updated",' + at + '}\\n\\n';
+    for (const res of streams) res.write(frame);
+  }
+  reply = '';
+  read();
+});
+redis.once('connect', read);
+const server = http.createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write('event: message\\ndata: {"method":"notifications/subscriptions/acknowledged"}\\n\\n');
+  streams.add(res);
+  res.once('close', () => streams.delete(res));
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n'));
 `;
 
 /** `TRACE <who> <stage> <ms>` lines of every child, in arrival order. */
@@ -342,12 +379,47 @@ async function main(): Promise<void> {
   }
   await client.close();
 
+  // The floor: the same processes crossed without Pier (see FLOOR_READER).
+  const floorPort = await start(
+    process.execPath,
+    ['-e', FLOOR_READER],
+    { REDIS_PORT: String(redisPort) },
+    /READY (\d+)/,
+  );
+  await start(
+    process.execPath,
+    ['-e', RAW_LISTENER],
+    { TARGET: `http://127.0.0.1:${floorPort}/`, URI },
+    /READY (\d+)/,
+  );
+  const raiser = connect({ host: '127.0.0.1', port: redisPort, noDelay: true });
+  raiser.on('data', () => {}); // XADD replies
+  await new Promise((resolve) => raiser.once('connect', resolve));
+  const floorLatencies: number[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const mark = traces.length;
+    const at = performance.timeOrigin + performance.now();
+    const entry = JSON.stringify({ at });
+    raiser.write(
+      `*5\r\n$4\r\nXADD\r\n$5\r\nfloor\r\n$1\r\n*\r\n$1\r\nm\r\n$${Buffer.byteLength(entry)}\r\n${entry}\r\n`,
+    );
+    for (let waited = 0; !traces.slice(mark).some((t) => t.who === 'raw'); waited++) {
+      if (waited > 500) throw new Error('a floor event never arrived');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    floorLatencies.push((traces.slice(mark).find((t) => t.who === 'raw')?.at as number) - at);
+    // As much spacing as a bump request gives the events through Pier.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  raiser.destroy();
+
   const local = { p50: median(sides.local.ms), cpu: sides.local.cpu / sides.local.n };
   const relayed = { p50: median(sides.relayed.ms), cpu: sides.relayed.cpu / sides.relayed.n };
   const proxied = { p50: median(sides.proxied.ms), cpu: sides.proxied.cpu / sides.proxied.n };
   const piped = { p50: median(sides.piped.ms), cpu: sides.piped.cpu / sides.piped.n };
   const sorted = [...latencies].sort((a, b) => a - b);
   const rawSorted = [...rawLatencies].sort((a, b) => a - b);
+  const floorSorted = [...floorLatencies].sort((a, b) => a - b);
   const ratio = relayed.p50 / local.p50;
   const cpuRatio = relayed.cpu / local.cpu;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -370,6 +442,7 @@ async function main(): Promise<void> {
     '',
     `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
     `Same events, read as raw bytes by a listener in a process of its own: p50 ${quantile(rawSorted, 0.5).toFixed(2)} ms, p99 ${quantile(rawSorted, 0.99).toFixed(2)} ms, max ${(rawSorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(rawSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+    `Floor, the same processes without Pier (raw XADD → Redis → a raw XREAD reader → SSE → the raw listener): p50 ${quantile(floorSorted, 0.5).toFixed(2)} ms, p99 ${quantile(floorSorted, 0.99).toFixed(2)} ms, max ${(floorSorted.at(-1) ?? NaN).toFixed(2)} ms.`,
   ];
   if (trace) {
     lines.push(
