@@ -78,8 +78,8 @@ export class LegacyTransport implements Transport {
   readonly #streamRequests = new Map<string, RequestId[]>();
   /** Answers held until every request of their stream is answered. */
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
-  /** Requests the direct path is answering, by id. */
-  readonly #direct = new Map<RequestId, DirectRequest>();
+  /** Requests the direct path is answering, by id (made on first use: an idle session holds no map). */
+  #direct: Map<RequestId, DirectRequest> | undefined;
 
   constructor(options: LegacyTransportOptions = {}) {
     this.#issuedId = options.sessionId;
@@ -167,7 +167,9 @@ export class LegacyTransport implements Transport {
     if (authInfo !== undefined && this.#scopeChallenge !== undefined && requests.length > 0) {
       if (await this.#challenged(res, requests, authInfo)) return;
     }
-    if (this.#direct.size > 0) for (const message of messages) this.#noteCancelled(message);
+    if (this.#direct !== undefined && this.#direct.size > 0) {
+      for (const message of messages) this.#noteCancelled(message, this.#direct);
+    }
     const extra: MessageExtraInfo = authInfo === undefined ? { request } : { request, authInfo };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
@@ -217,7 +219,9 @@ export class LegacyTransport implements Transport {
    */
   acceptsDirect(req: IncomingMessage, id: RequestId): boolean {
     if (this.#closed || !this.#initialized || this.#issuedId === undefined) return false;
-    if (this.#eventStore !== undefined || this.#requestStreams.has(id) || this.#direct.has(id)) return false;
+    if (this.#eventStore !== undefined || this.#requestStreams.has(id) || this.#direct?.has(id) === true) {
+      return false;
+    }
     const headers = req.headers;
     const accept = headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
@@ -240,12 +244,14 @@ export class LegacyTransport implements Transport {
     outcome: Promise<DirectCallOutcome>,
   ): Promise<{ readonly result: unknown } | undefined> {
     const pending: DirectRequest = { res, exchange, cancelled: false, ended: false };
-    this.#direct.set(id, pending);
+    this.#direct ??= new Map();
+    const inFlight = this.#direct;
+    inFlight.set(id, pending);
     let settled: DirectCallOutcome;
     try {
       settled = await outcome;
     } finally {
-      if (this.#direct.get(id) === pending) this.#direct.delete(id);
+      if (inFlight.get(id) === pending) inFlight.delete(id);
     }
     if (pending.ended) return undefined;
     if (pending.cancelled) {
@@ -364,8 +370,8 @@ export class LegacyTransport implements Transport {
     this.#answers.clear();
     this.#streamRequests.clear();
     for (const channel of channels) channel.end();
-    const direct = [...this.#direct.values()];
-    this.#direct.clear();
+    const direct = this.#direct === undefined ? [] : [...this.#direct.values()];
+    this.#direct?.clear();
     for (const pending of direct) {
       pending.ended = true;
       new Channel(pending.res, this.#headers(), pending.exchange, () => {}).end();
@@ -430,10 +436,10 @@ export class LegacyTransport implements Transport {
   }
 
   /** Marks the direct request a `notifications/cancelled` names as cancelled. */
-  #noteCancelled(message: JSONRPCMessage): void {
+  #noteCancelled(message: JSONRPCMessage, inFlight: Map<RequestId, DirectRequest>): void {
     if ((message as { method?: unknown }).method !== 'notifications/cancelled' || 'id' in message) return;
     const requestId = (message as { params?: { requestId?: RequestId } }).params?.requestId;
-    const pending = requestId === undefined ? undefined : this.#direct.get(requestId);
+    const pending = requestId === undefined ? undefined : inFlight.get(requestId);
     if (pending !== undefined) pending.cancelled = true;
   }
 
