@@ -194,6 +194,15 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
+    if (sessions !== undefined && direct !== undefined && !closed) {
+      // A 2025-era call on a session: the session may answer it directly (see LegacySessions.serve). Such a
+      // body has no `_meta`, so directCall (2026-07-28 only, with sessions on) would not take it.
+      const toolCall = legacyToolCall(req, body);
+      if (toolCall !== undefined) {
+        await sessions.serve(req, res, body, exchange, undefined, authInfo, toolCall);
+        return;
+      }
+    }
     const call =
       direct !== undefined && !closed ? directCall(direct, req, body, sessions === undefined) : undefined;
     if (call !== undefined) {
@@ -203,14 +212,6 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       if (call.era === 'modern') await serveWithHandler(req, res, body, exchange, authInfo, request);
       else await serveStateless(req, res, body, exchange, plainLegacyMessage(req, body), authInfo, request);
       return;
-    }
-    if (sessions !== undefined && direct !== undefined && !closed) {
-      // A 2025-era call on a session: the session may answer it directly (see LegacySessions.serve).
-      const toolCall = legacyToolCall(req, body);
-      if (toolCall !== undefined) {
-        await sessions.serve(req, res, body, exchange, undefined, authInfo, toolCall);
-        return;
-      }
     }
     const legacy = plainLegacyMessage(req, body);
     if (legacy !== undefined) {
