@@ -13,6 +13,7 @@ import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
+import type { LegacyToolCall } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { type Clock, type SessionRegistry, SessionStore } from './sessions.js';
 import { lazyRequest } from './web.js';
@@ -69,7 +70,8 @@ export class LegacySessions {
 
   /**
    * Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode; `messages` is
-   * the body already checked with `parseJSONRPCMessage`, when it was.
+   * the body already checked with `parseJSONRPCMessage`, when it was. `call` is the body as an everyday
+   * `tools/call` (see `legacyToolCall`), which the direct path may answer without the session's SDK server.
    */
   async serve(
     req: IncomingMessage,
@@ -78,6 +80,7 @@ export class LegacySessions {
     exchange: Exchange,
     messages: readonly JSONRPCMessage[] | undefined,
     authInfo: AuthInfo | undefined,
+    call?: LegacyToolCall,
   ): Promise<void> {
     const header = headerValue(req, 'mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
@@ -147,12 +150,18 @@ export class LegacySessions {
     } else if (req.method === 'DELETE') {
       await transport.handleDelete(req, res);
     } else {
+      let request: Request | undefined;
+      if (call !== undefined && header !== undefined) {
+        const answered = await this.#direct(req, res, exchange, transport, call);
+        if (answered === true) return;
+        request = answered;
+      }
       await transport.handlePost(
         req,
         res,
         body,
         exchange,
-        lazyRequest(req, this.#context.origin(), res),
+        request ?? lazyRequest(req, this.#context.origin(), res),
         messages,
         authInfo,
       );
@@ -162,6 +171,30 @@ export class LegacySessions {
         void this.#close(session);
       }
     }
+  }
+
+  /**
+   * The direct path on a session: a `tools/call` the session's transport would hand to its SDK server with
+   * nothing said before the answer, for a tool core serves directly (see `DirectToolCalls`), is answered by
+   * the transport as that server would have answered it. `true` when answered; otherwise the web request
+   * the SDK is to serve it with (a registered replay when the tool ran already) or `undefined`.
+   */
+  async #direct(
+    req: IncomingMessage,
+    res: ServerResponse,
+    exchange: Exchange,
+    transport: LegacyTransport,
+    call: LegacyToolCall,
+  ): Promise<true | Request | undefined> {
+    const direct = this.#context.host.directToolCalls;
+    if (direct === undefined || !transport.acceptsDirect(req, call.id)) return undefined;
+    const outcome = direct.call(call.name, call.args, 'legacy');
+    if (outcome === undefined) return undefined;
+    const replay = await transport.answerDirect(res, exchange, call.id, outcome);
+    if (replay === undefined) return true;
+    const request = lazyRequest(req, this.#context.origin(), res);
+    direct.replay(request, replay.result);
+    return request;
   }
 
   /** Closes every session (their streams end); used by shutdown. */

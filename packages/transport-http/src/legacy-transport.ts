@@ -4,6 +4,7 @@ import {
   type AuthInfo,
   bearerAuthChallengeResponse,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  type DirectCallOutcome,
   type EventStore,
   isInitializeRequest,
   type JSONRPCMessage,
@@ -32,6 +33,16 @@ export interface LegacyTransportOptions {
 
 const STANDALONE = '_GET_stream';
 const MAX_BATCH = 100;
+
+/** A request the direct path is answering (see {@link LegacyTransport.answerDirect}). */
+interface DirectRequest {
+  readonly res: ServerResponse;
+  readonly exchange: Exchange;
+  /** The client cancelled it (`notifications/cancelled`): as the SDK server does, it gets no answer. */
+  cancelled: boolean;
+  /** The transport closed meanwhile and ended its response, as it ends every request's stream. */
+  ended: boolean;
+}
 
 /**
  * The 2025-era streamable HTTP transport, node-native: the SDK's `Server` stays the protocol engine and
@@ -67,6 +78,8 @@ export class LegacyTransport implements Transport {
   readonly #streamRequests = new Map<string, RequestId[]>();
   /** Answers held until every request of their stream is answered. */
   readonly #answers = new Map<RequestId, JSONRPCMessage>();
+  /** Requests the direct path is answering, by id (made on first use: an idle session holds no map). */
+  #direct: Map<RequestId, DirectRequest> | undefined;
 
   constructor(options: LegacyTransportOptions = {}) {
     this.#issuedId = options.sessionId;
@@ -154,6 +167,9 @@ export class LegacyTransport implements Transport {
     if (authInfo !== undefined && this.#scopeChallenge !== undefined && requests.length > 0) {
       if (await this.#challenged(res, requests, authInfo)) return;
     }
+    if (this.#direct !== undefined && this.#direct.size > 0) {
+      for (const message of messages) this.#noteCancelled(message, this.#direct);
+    }
     const extra: MessageExtraInfo = authInfo === undefined ? { request } : { request, authInfo };
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
@@ -193,6 +209,72 @@ export class LegacyTransport implements Transport {
         this.onmessage?.(message, extra);
       }
     }
+  }
+
+  /**
+   * Whether a POST of the single request `id` with these headers would reach the session's server at once
+   * and be answered with one JSON body: the session is initialized and open, the headers pass every check
+   * {@link handlePost} makes (`Accept`, session id, protocol version), streams are not resumable (then the
+   * answer would follow a priming event), and no request with this id is in flight. Writes nothing.
+   */
+  acceptsDirect(req: IncomingMessage, id: RequestId): boolean {
+    if (this.#closed || !this.#initialized || this.#issuedId === undefined) return false;
+    if (this.#eventStore !== undefined || this.#requestStreams.has(id) || this.#direct?.has(id) === true) {
+      return false;
+    }
+    const headers = req.headers;
+    const accept = headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
+    if (headers['mcp-session-id'] !== this.sessionId) return false;
+    const version = headers['mcp-protocol-version'];
+    return version === undefined || (typeof version === 'string' && this.#versions.includes(version));
+  }
+
+  /**
+   * Answers request `id`, accepted by {@link acceptsDirect}, with what the direct path computed: the bytes
+   * {@link send} writes for the server's answer (one JSON body with the session id). Meanwhile the request
+   * behaves as one the server is serving: a `notifications/cancelled` for it means no answer (its response
+   * stays open, as the SDK server leaves it), and closing the transport ends its response like every
+   * request's. Resolves with the result the SDK must write instead (core's replay), or `undefined`.
+   */
+  async answerDirect(
+    res: ServerResponse,
+    exchange: Exchange,
+    id: RequestId,
+    outcome: Promise<DirectCallOutcome>,
+  ): Promise<{ readonly result: unknown } | undefined> {
+    const pending: DirectRequest = { res, exchange, cancelled: false, ended: false };
+    this.#direct ??= new Map();
+    const inFlight = this.#direct;
+    inFlight.set(id, pending);
+    let settled: DirectCallOutcome;
+    try {
+      settled = await outcome;
+    } finally {
+      if (inFlight.get(id) === pending) inFlight.delete(id);
+    }
+    if (pending.ended) return undefined;
+    if (pending.cancelled) {
+      // The SDK server drops the answer of a cancelled request; its stream waits until either side leaves.
+      const streamId = String(++this.#streamCount);
+      const channel = new Channel(res, this.#headers(), exchange, () =>
+        this.#disconnected(streamId, channel),
+      );
+      this.#channels.set(streamId, channel);
+      this.#requestStreams.set(id, streamId);
+      this.#streamRequests.set(streamId, [id]);
+      return undefined;
+    }
+    if ('replay' in settled) return { result: settled.replay };
+    if (res.destroyed) return undefined;
+    const body = JSON.stringify({ result: settled.result, jsonrpc: '2.0', id });
+    res.writeHead(200, {
+      ...this.#headers(),
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+    return undefined;
   }
 
   /** Serves the GET that opens the session's stream for server-initiated messages (or resumes one). */
@@ -288,6 +370,12 @@ export class LegacyTransport implements Transport {
     this.#answers.clear();
     this.#streamRequests.clear();
     for (const channel of channels) channel.end();
+    const direct = this.#direct === undefined ? [] : [...this.#direct.values()];
+    this.#direct?.clear();
+    for (const pending of direct) {
+      pending.ended = true;
+      new Channel(pending.res, this.#headers(), pending.exchange, () => {}).end();
+    }
     this.onclose?.();
   }
 
@@ -345,6 +433,14 @@ export class LegacyTransport implements Transport {
       if (!res.headersSent) this.#refuse(res, 500, JSONRPC.serverError, 'Error replaying events');
       else res.end();
     }
+  }
+
+  /** Marks the direct request a `notifications/cancelled` names as cancelled. */
+  #noteCancelled(message: JSONRPCMessage, inFlight: Map<RequestId, DirectRequest>): void {
+    if ((message as { method?: unknown }).method !== 'notifications/cancelled' || 'id' in message) return;
+    const requestId = (message as { params?: { requestId?: RequestId } }).params?.requestId;
+    const pending = requestId === undefined ? undefined : inFlight.get(requestId);
+    if (pending !== undefined) pending.cancelled = true;
   }
 
   /** Session and protocol-version checks of every request but initialize; answers and returns `true` on failure. */

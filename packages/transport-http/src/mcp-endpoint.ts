@@ -194,6 +194,15 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       sendJsonError(res, 400, JSONRPC.parseError, message);
       return;
     }
+    if (sessions !== undefined && direct !== undefined && !closed) {
+      // A 2025-era call on a session: the session may answer it directly (see LegacySessions.serve). Such a
+      // body has no `_meta`, so directCall (2026-07-28 only, with sessions on) would not take it.
+      const toolCall = legacyToolCall(req, body);
+      if (toolCall !== undefined) {
+        await sessions.serve(req, res, body, exchange, undefined, authInfo, toolCall);
+        return;
+      }
+    }
     const call =
       direct !== undefined && !closed ? directCall(direct, req, body, sessions === undefined) : undefined;
     if (call !== undefined) {
@@ -279,31 +288,24 @@ export function directCall(
   body: unknown,
   legacyStateless: boolean,
 ): { readonly era: 'modern' | 'legacy'; readonly outcome: Promise<DirectCallOutcome> } | undefined {
-  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
-  for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
-  const id = body.id;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
-  const params = body.params;
-  if (!isPlainObject(params)) return undefined;
-  const name = params.name;
-  const args = params.arguments;
-  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
-  const headers = req.headers;
-  const version = headers['mcp-protocol-version'];
+  const call = toolCallOf(body);
+  if (call === undefined) return undefined;
+  const { name, args, params } = call;
   const meta = params._meta;
   if (meta === undefined) {
-    if (!legacyStateless) return undefined;
-    for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
-    if (version !== undefined && !LEGACY_VERSIONS.has(version as string)) return undefined;
-    const accept = headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    if (!legacyStateless || !acceptedLegacyCall(req, params)) return undefined;
     const outcome = direct.call(name, args, 'legacy');
     return outcome && { era: 'legacy', outcome };
   }
+  const headers = req.headers;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
   for (const key in meta) if (!MODERN_META_KEYS.has(key)) return undefined;
-  if (version !== MODERN || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== name) {
+  if (
+    headers['mcp-protocol-version'] !== MODERN ||
+    headers['mcp-method'] !== 'tools/call' ||
+    headers['mcp-name'] !== name
+  ) {
     return undefined;
   }
   const envelope = JSON.stringify(meta);
@@ -321,6 +323,59 @@ export function directCall(
   }
   const outcome = direct.call(name, args, 'modern');
   return outcome && { era: 'modern', outcome };
+}
+
+/** A 2025-era `tools/call` the direct path may answer: what the tool is called with, and the request id. */
+export interface LegacyToolCall {
+  readonly id: string | number;
+  readonly name: string;
+  readonly args: Record<string, unknown> | undefined;
+}
+
+/**
+ * The everyday 2025-era `tools/call` (what {@link directCall} takes for stateless serving, also used by
+ * sessions): the request shape it checks, no `_meta`, no or a 2025 `MCP-Protocol-Version`, and the `Accept`
+ * the transport requires. `undefined` for anything else.
+ */
+export function legacyToolCall(req: IncomingMessage, body: unknown): LegacyToolCall | undefined {
+  const call = toolCallOf(body);
+  if (call === undefined || call.params._meta !== undefined) return undefined;
+  if (!acceptedLegacyCall(req, call.params)) return undefined;
+  return { id: call.id, name: call.name, args: call.args };
+}
+
+/**
+ * The body has exactly `jsonrpc` "2.0", a string or integer `id`, `method` "tools/call" and plain-object
+ * `params` with a string `name` and plain-object or absent `arguments`: a JSON-RPC request by the SDK's schema.
+ */
+function toolCallOf(body: unknown):
+  | {
+      readonly id: string | number;
+      readonly name: string;
+      readonly args: Record<string, unknown> | undefined;
+      readonly params: Record<string, unknown>;
+    }
+  | undefined {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
+  const id = body.id;
+  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
+  const params = body.params;
+  if (!isPlainObject(params)) return undefined;
+  const name = params.name;
+  const args = params.arguments;
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+  return { id: id as string | number, name, args, params };
+}
+
+/** A 2025-era call's params (only `name`, `arguments`), protocol version header and `Accept`. */
+function acceptedLegacyCall(req: IncomingMessage, params: Record<string, unknown>): boolean {
+  for (const key in params) if (key !== 'name' && key !== 'arguments') return false;
+  const headers = req.headers;
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !LEGACY_VERSIONS.has(version as string)) return false;
+  const accept = headers.accept ?? '';
+  return accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
 const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
