@@ -79,7 +79,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
    */
   const tryDirect = async (
     res: ServerResponse,
-    req: IncomingMessage,
+    request: Request,
     outcome: Promise<DirectCallOutcome>,
     id: unknown,
   ): Promise<true | Request> => {
@@ -95,7 +95,6 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       }
       return true;
     }
-    const request = lazyRequest(req, context.origin(), res);
     (direct as NonNullable<typeof direct>).replay(request, settled.replay);
     return request;
   };
@@ -195,9 +194,18 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       return;
     }
     const call =
-      direct !== undefined && !closed ? directCall(direct, req, body, sessions === undefined) : undefined;
+      direct !== undefined && !closed
+        ? directCall(
+            direct,
+            req,
+            body,
+            sessions === undefined,
+            authInfo,
+            lazyRequest(req, context.origin(), res),
+          )
+        : undefined;
     if (call !== undefined) {
-      const request = await tryDirect(res, req, call.outcome, (body as { id: unknown }).id);
+      const request = await tryDirect(res, call.request, call.outcome, (body as { id: unknown }).id);
       if (request === true) return;
       // The SDK writes the result the tool gave (see DirectToolCalls.replay).
       if (call.era === 'modern') await serveWithHandler(req, res, body, exchange, authInfo, request);
@@ -278,7 +286,16 @@ export function directCall(
   req: IncomingMessage,
   body: unknown,
   legacyStateless: boolean,
-): { readonly era: 'modern' | 'legacy'; readonly outcome: Promise<DirectCallOutcome> } | undefined {
+  authInfo: AuthInfo | undefined,
+  request: Request,
+):
+  | {
+      readonly era: 'modern' | 'legacy';
+      readonly outcome: Promise<DirectCallOutcome>;
+      /** The web request observers saw; the SDK serves a replay with it. */
+      readonly request: Request;
+    }
+  | undefined {
   if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
   for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
   const id = body.id;
@@ -297,8 +314,13 @@ export function directCall(
     if (version !== undefined && !LEGACY_VERSIONS.has(version as string)) return undefined;
     const accept = headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-    const outcome = direct.call(name, args, 'legacy');
-    return outcome && { era: 'legacy', outcome };
+    const outcome = direct.call(name, args, 'legacy', {
+      id: id as string | number,
+      params,
+      request,
+      authInfo,
+    });
+    return outcome && { era: 'legacy', outcome, request };
   }
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
@@ -319,8 +341,8 @@ export function directCall(
     if (acceptedEnvelopes.size >= MAX_ENVELOPES) acceptedEnvelopes.clear();
     acceptedEnvelopes.add(envelope);
   }
-  const outcome = direct.call(name, args, 'modern');
-  return outcome && { era: 'modern', outcome };
+  const outcome = direct.call(name, args, 'modern', { id: id as string | number, params, request, authInfo });
+  return outcome && { era: 'modern', outcome, request };
 }
 
 const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
