@@ -384,6 +384,50 @@ describe('observe(): stateless tools/call on the direct path (no SDK server)', (
     expect(viaDirect.seen[0]?.outcome).toEqual({ result: (written as { result: unknown }).result });
   });
 
+  it('a call made in a 2025 session is seen in that session, as the session’s SDK server shows it', async () => {
+    const sessions: ObservedSession[] = [];
+    const viaDirect = recorder();
+    const host = await hostOf(
+      direct([
+        viaDirect.observer,
+        {
+          onSession: (session) => {
+            sessions.push(session);
+            return undefined;
+          },
+        },
+      ]),
+    );
+    const server = host.createMcpServer({ era: 'legacy' });
+    const transport = new OneRequest();
+    (transport as { sessionId?: string }).sessionId = 'session-1';
+    await server.connect(transport);
+    // The session's first message (its initialize) opens it for the observers.
+    transport.onmessage?.({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'session-client', version: '1.0.0' },
+      },
+    });
+    await transport.answered.promise;
+    const sent = call(9, 'echo', 'in a session');
+    const outcome = await host.directToolCalls?.call('echo', sent.message.params.arguments, 'legacy', {
+      id: 9,
+      params: sent.message.params,
+      request: sent.request,
+      server,
+    });
+    expect(outcome).toHaveProperty('result');
+    expect(sessions).toHaveLength(1);
+    const seen = viaDirect.seen.find((request) => request.id === 9);
+    expect(seen).toMatchObject({ session: sessions[0], sessionId: 'session-1', era: 'legacy' });
+    await server.close();
+  });
+
   it('leaves the call to the SDK when the caller cannot say what the request was', async () => {
     const { observer } = recorder();
     const host = await hostOf(direct([observer]));
