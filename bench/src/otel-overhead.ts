@@ -3,13 +3,72 @@
 // `api` (no OpenTelemetry SDK: the API's no-ops) and `sdk` (SDK registered, exporters dropping everything,
 // see servers/otel-sdk.ts). CPU time of the loop divided by the calls. Compared with Pier's server CPU per
 // tools/call from RESULTS.md, this is the added share; unlike a load test it does not depend on what else
-// the shared machine runs.
+// the shared machine runs. `floor` measures the OpenTelemetry SDK alone (one span, one histogram record):
+// what no instrumentation of a call can go below.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { McpObserver, ObservedRequest, PluginContext } from '@pier/core';
 import { otelPlugin } from '@pier/plugin-otel';
 
 const [mode, callsArg] = process.argv.slice(2);
+
+if (mode === 'floor') {
+  // The OpenTelemetry SDK's own floor, without Pier: what any instrumentation of one call pays with the
+  // SDK registered as above — one SERVER span with the attributes the plugin sets, started, made active
+  // around a no-op, given its protocol version and ended (BatchSpanProcessor, exporter dropping it), and
+  // one histogram record with the metric attributes of a tools/call.
+  const api = await import('@opentelemetry/api');
+  await (await import('./servers/otel-sdk.js')).registerNoopSdk();
+  const calls = Number(callsArg ?? 200_000);
+  const tracer = api.trace.getTracer('floor');
+  const histogram = api.metrics.getMeter('floor').createHistogram('floor.duration', { unit: 's' });
+  const nothing = () => {};
+  const parts = {
+    span: () => {
+      const span = tracer.startSpan('tools/call echo', {
+        kind: api.SpanKind.SERVER,
+        attributes: {
+          'mcp.method.name': 'tools/call',
+          'jsonrpc.request.id': '1',
+          'network.transport': 'tcp',
+          'network.protocol.name': 'http',
+          'gen_ai.tool.name': 'echo',
+          'gen_ai.operation.name': 'execute_tool',
+        },
+      });
+      span.setAttribute('mcp.protocol.version', '2026-07-28');
+      span.end();
+    },
+    'span + context.with': () => {
+      const span = tracer.startSpan('tools/call echo', { kind: api.SpanKind.SERVER });
+      api.context.with(api.trace.setSpan(api.context.active(), span), nothing);
+      span.end();
+    },
+    'histogram record (5 attributes)': () => {
+      histogram.record(0.0001, {
+        'mcp.method.name': 'tools/call',
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        'mcp.protocol.version': '2026-07-28',
+        'gen_ai.tool.name': 'echo',
+      });
+    },
+    'performance.now() twice': () => {
+      performance.now();
+      performance.now();
+    },
+  };
+  const figures: Record<string, number> = {};
+  for (const [name, part] of Object.entries(parts)) {
+    for (let i = 0; i < Math.min(calls, 20_000); i++) part();
+    const before = process.cpuUsage();
+    for (let i = 0; i < calls; i++) part();
+    const used = process.cpuUsage(before);
+    figures[name] = (used.user + used.system) / calls;
+  }
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+  process.exit(0);
+}
 
 if (mode === 'none' || mode === 'api' || mode === 'sdk') {
   if (mode === 'sdk') await (await import('./servers/otel-sdk.js')).registerNoopSdk();
@@ -77,12 +136,15 @@ const LABELS: Record<string, string> = {
   none: 'an empty observer (the loop itself)',
   api: 'otelPlugin(), no SDK',
   sdk: 'otelPlugin(), SDK with no-op exporters',
+  floor: 'the SDK alone, no Pier',
 };
 const self = fileURLToPath(import.meta.url);
-for (const setup of ['none', 'api', 'sdk']) {
+for (const setup of ['none', 'api', 'sdk', 'floor']) {
   const out = execFileSync(process.execPath, [self, setup, String(calls)], { encoding: 'utf8' });
   const figures = JSON.parse(out) as Record<string, number>;
   for (const [shape, us] of Object.entries(figures)) {
-    console.log(`${LABELS[setup]}, ${shape}: ${us.toFixed(2)} µs per tools/call`);
+    console.log(
+      `${LABELS[setup]}, ${shape}: ${us.toFixed(2)} µs per ${setup === 'floor' ? 'call' : 'tools/call'}`,
+    );
   }
 }

@@ -21,7 +21,9 @@ export type ServerId =
   | 'pier-otel'
   | 'pier-otel-sdk'
   | 'pier-sdk'
-  | 'pier-observer';
+  | 'pier-observer'
+  | 'pier-otel-sdk-traces'
+  | 'pier-otel-sdk-metrics';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -150,6 +152,8 @@ const OTEL_VARIANTS = {
   'pier-otel-sdk': ['sdk', 'Pier + otelPlugin(), SDK with no-op exporters'],
   'pier-sdk': ['sdk-only', 'Pier, SDK with no-op exporters registered, no plugin'],
   'pier-observer': ['observer', 'Pier + an observer that only dispatches (core’s observer seam alone)'],
+  'pier-otel-sdk-traces': ['sdk-traces', 'Pier + otelPlugin({ metrics: false }), SDK with no-op exporters'],
+  'pier-otel-sdk-metrics': ['sdk-metrics', 'Pier + otelPlugin({ traces: false }), SDK with no-op exporters'],
 } as const;
 export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
   ([id, [mode, label]]) => ({

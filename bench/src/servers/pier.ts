@@ -9,7 +9,8 @@
 // (`BENCH_AUTH_CACHE=0`: without the verified-token cache); see auth-overhead.ts.
 // `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
-// `BENCH_OTEL=sdk-only` registers that SDK without the plugin.
+// `BENCH_OTEL=sdk-only` registers that SDK without the plugin; `sdk-traces` and `sdk-metrics` register it with
+// the plugin recording only spans or only metrics.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
@@ -72,14 +73,19 @@ const emptyObserver: PierPlugin = {
       },
     }),
 };
-if (otel === 'sdk' || otel === 'sdk-only') await (await import('./otel-sdk.js')).registerNoopSdk();
+if (otel?.startsWith('sdk')) await (await import('./otel-sdk.js')).registerNoopSdk();
 // Loaded only when asked for, as a user's server without it never loads it (≈ 90 ms of start-up).
 const otelPlugins: PierPlugin[] =
   otel === undefined || otel === 'sdk-only'
     ? []
     : otel === 'observer'
       ? [emptyObserver]
-      : [(await import('@pier/plugin-otel')).otelPlugin()];
+      : [
+          (await import('@pier/plugin-otel')).otelPlugin({
+            ...(otel === 'sdk-traces' && { metrics: false }),
+            ...(otel === 'sdk-metrics' && { traces: false }),
+          }),
+        ];
 
 @MCPServer({
   name: 'bench-pier',

@@ -3,14 +3,18 @@
 // everyday call — a tool that cannot see its context, valid arguments, a plain text result — what that
 // server does is known exactly, so it is done here directly; everything else still goes to the SDK.
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { McpObserver, ObservedRequest } from './contract.js';
 import type { Declarations, PreparedTool } from './declarations.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
+import { type Finish, finishRequest, type ObservedCalls, observeRequest } from './observe.js';
 import { toolErrorResult, toToolResult } from './results.js';
-import type { DirectCallOutcome, DirectToolCalls } from './transport-contract.js';
+import type { DirectCallOutcome, DirectCallRequest, DirectToolCalls } from './transport-contract.js';
 
 /** `io.modelcontextprotocol/serverInfo`: stamped by the SDK on every 2026-07-28 result. */
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+/** What observers are told if the direct path itself failed (the transport then answers 500). */
+const INTERNAL_ERROR = { error: { code: -32603, message: 'Internal error' } } as const;
 /** Names a header carries as they are (no Base64 sentinel, nothing to strip or decode). */
 const PLAIN_NAME = /^[A-Za-z0-9_.\-/]+$/;
 
@@ -25,11 +29,12 @@ interface DirectTool {
 
 /**
  * Builds the direct path for a server, or `undefined` when something the SDK server would do per
- * request is in play: observers (they watch the SDK server's requests), extensions (they install
- * handlers on it), tasks. An authenticator does not turn it off: the transport authenticates (and checks
- * endpoint-wide scopes) before the body is read, and a tool the direct path serves has no scopes of its
- * own and cannot see `ctx.auth`. `replays` holds results the direct path computed but cannot write
- * itself (see {@link DirectCallOutcome}).
+ * request is in play: extensions (they install handlers on it), tasks. An authenticator does not turn it
+ * off: the transport authenticates (and checks endpoint-wide scopes) before the body is read, and a tool
+ * the direct path serves has no scopes of its own and cannot see `ctx.auth`. Nor do observers: they are
+ * told about a direct call exactly what an SDK server would tell them (observe.ts), the tool runs inside
+ * their dispatch, and a call whose result the SDK writes is reported once (`observed.replays`).
+ * `replays` holds results the direct path computed but cannot write itself (see {@link DirectCallOutcome}).
  */
 export function directToolCalls(
   declarations: Declarations,
@@ -37,10 +42,10 @@ export function directToolCalls(
   serverInfo: Readonly<Record<string, string>>,
   replays: WeakMap<object, unknown>,
   tasksOff: boolean,
+  observed: ObservedCalls,
 ): DirectToolCalls | undefined {
-  if (declarations.observers.length > 0 || declarations.extensions.length > 0 || !tasksOff) {
-    return undefined;
-  }
+  if (declarations.extensions.length > 0 || !tasksOff) return undefined;
+  const observers = declarations.observers;
   const tools = new Map<string, DirectTool>();
   for (const prepared of declarations.tools) {
     const tool = prepared.declaration;
@@ -69,21 +74,92 @@ export function directToolCalls(
   const info = { ...serverInfo };
 
   return {
-    call(name, args, era) {
+    call(name, args, era, request) {
       const tool = tools.get(name);
       if (tool === undefined) return undefined;
+      // Observers are told what the request was; a caller that cannot say leaves the call to the SDK.
+      if (observers.length > 0 && request === undefined) return undefined;
       if (tool.headerParams === undefined) tool.headerParams = declaresHeaderParams(tool.prepared);
       if (tool.headerParams) return undefined;
       // The SDK validates `arguments ?? {}` with the tool's schema; a failure (its message) is its to write.
       const checked = tool.validate(args ?? {}) as { value?: unknown; issues?: unknown } | Promise<unknown>;
       if (checked instanceof Promise) return undefined;
       if (checked.issues !== undefined) return undefined;
-      return run(tool, checked.value, era, info);
+      if (observers.length === 0) return run(tool, checked.value, era, info);
+      return runObserved(observers, observed, logger, request as DirectCallRequest, era, () =>
+        run(tool, checked.value, era, info),
+      );
     },
     replay(request, result) {
+      if (result instanceof ObservedReplay) {
+        replays.set(request, result.result);
+        // The SDK server serving `request` hands its answer to these instead of reporting it again.
+        observed.replays.set(request, result.finishes);
+        return;
+      }
       replays.set(request, result);
     },
   };
+}
+
+/** A result the SDK writes, of a call the observers were told about: their callbacks wait for its answer. */
+class ObservedReplay {
+  constructor(
+    readonly result: unknown,
+    readonly finishes: Finish[],
+  ) {}
+}
+
+/**
+ * Runs a direct call inside the observers' dispatch, as an SDK server runs the handler (observe.ts), and
+ * tells them its outcome: at once for a result written here, through the SDK server otherwise.
+ */
+function runObserved(
+  observers: readonly McpObserver[],
+  observed: ObservedCalls,
+  logger: Logger,
+  request: DirectCallRequest,
+  era: 'modern' | 'legacy',
+  execute: () => Promise<DirectCallOutcome>,
+): Promise<DirectCallOutcome> {
+  const server = request.server;
+  const session = server === undefined ? undefined : observed.sessions.get(server);
+  const seen: ObservedRequest = {
+    method: 'tools/call',
+    id: request.id,
+    params: request.params,
+    era,
+    sessionId: session?.sessionId,
+    headers: request.request.headers,
+    authInfo: request.authInfo,
+    session,
+  };
+  const finishes: Finish[] = [];
+  let outcome: Promise<DirectCallOutcome> | undefined;
+  observeRequest(
+    observers,
+    seen,
+    () => {
+      outcome = execute();
+    },
+    logger,
+    finishes,
+  );
+  // observeRequest runs the dispatch exactly once, before it returns.
+  return (outcome as Promise<DirectCallOutcome>).then(
+    (settled) => {
+      if ('result' in settled) {
+        finishRequest(finishes, settled, logger);
+        return settled;
+      }
+      return { replay: new ObservedReplay(settled.replay, finishes) };
+    },
+    (error: unknown) => {
+      // Not expected (a tool's failure is its error result): the transport answers 500, the span ends.
+      finishRequest(finishes, INTERNAL_ERROR, logger);
+      throw error;
+    },
+  );
 }
 
 async function run(

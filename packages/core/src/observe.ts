@@ -16,7 +16,8 @@ import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
 import type { SdkServerOptions } from './transport-contract.js';
 
-type Finish = (outcome: ObservedOutcome) => void;
+/** An observer's callback for how a request ended. */
+export type Finish = (outcome: ObservedOutcome) => void;
 
 /** What an answer owed when the connection closed is reported as (the SDK's `ConnectionClosed`). */
 const CLOSED: ObservedOutcome = { error: { code: -32000, message: 'Connection closed' } };
@@ -27,10 +28,11 @@ export function observeServer(
   observers: readonly McpObserver[],
   options: SdkServerOptions,
   logger: Logger,
+  observed: ObservedCalls,
 ): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
-    const observe = observedTransport(transport, observers, options, logger);
+    const observe = observedTransport(server, transport, observers, options, logger, observed);
     await connect(transport);
     // Once connected, the SDK's handlers are on the transport; messages only flow after start().
     observe();
@@ -38,13 +40,13 @@ export function observeServer(
 }
 
 function observedTransport(
+  server: McpServer,
   inner: Transport,
   observers: readonly McpObserver[],
   { era, lifetime }: SdkServerOptions,
   logger: Logger,
+  observed: ObservedCalls,
 ): () => void {
-  /** Innermost first: each observer wraps the next one's dispatch. */
-  const reversed = [...observers].reverse();
   /** Requests received and not answered yet: what to tell when the answer goes out. */
   const open = new Map<string | number, Finish[]>();
   /** Requests sent to the client and not answered yet. */
@@ -59,6 +61,8 @@ function observedTransport(
             return inner.sessionId;
           },
         };
+  // The direct path reports a call made on this connection (a 2025 session's) with the same session.
+  if (session !== undefined) observed.sessions.set(server, session);
   let sessionEnds: (() => void)[] | undefined;
   const startSession = () => {
     if (session === undefined || sessionEnds !== undefined) return;
@@ -141,39 +145,29 @@ function observedTransport(
       deliver(message, extra);
       return;
     }
+    // A call the direct path already reported, whose result the SDK writes (a replay): the observers'
+    // callbacks wait for that answer here, and the request is not reported twice.
+    const webRequest = extra?.request;
+    const replayed = webRequest === undefined ? undefined : observed.replays.get(webRequest);
+    if (replayed !== undefined) {
+      observed.replays.delete(webRequest as object);
+      open.set(message.id, replayed);
+      deliver(message, extra);
+      return;
+    }
     const request: ObservedRequest = {
       method: message.method,
       id: message.id,
       params: message.params,
       era,
       sessionId: inner.sessionId,
-      headers: extra?.request?.headers,
+      headers: webRequest?.headers,
       authInfo: extra?.authInfo,
       session,
     };
     const finishes: Finish[] = [];
     open.set(message.id, finishes);
-    // Each observer wraps the next one's dispatch, so a tracer's context surrounds the handler.
-    let dispatch = () => deliver(message, extra);
-    for (const observer of reversed) {
-      const next = dispatch;
-      dispatch = () => {
-        let dispatched = false;
-        const once = () => {
-          if (dispatched) return;
-          dispatched = true;
-          next();
-        };
-        try {
-          const finish = observer.onRequest?.(request, once);
-          if (typeof finish === 'function') finishes.push(finish);
-        } catch (error) {
-          logger.warn('a request observer failed', { error: messageOf(error) });
-        }
-        once();
-      };
-    }
-    dispatch();
+    observeRequest(observers, request, () => deliver(message, extra), logger, finishes);
   };
   // The transport itself is patched, once connect() has set the SDK's handlers on it: plain property
   // writes, as every connect makes. (A Proxy's traps ran on every property the SDK read and bound a fresh
@@ -231,6 +225,57 @@ export function taskStatusReporter(
   return (change) => {
     for (const observer of watching) safely(logger, () => observer.onTaskStatus?.(change));
   };
+}
+
+/**
+ * What the direct path (direct-calls.ts) and the SDK servers' observed transports share: the observers'
+ * callbacks of calls the direct path reported and the SDK will answer (by the web request it serves them
+ * with), and the session each connection-long SDK server reports its requests with.
+ */
+export interface ObservedCalls {
+  readonly replays: WeakMap<object, Finish[]>;
+  readonly sessions: WeakMap<McpServer, ObservedSession>;
+}
+
+/**
+ * Tells every observer that `request` arrived and runs `deliver` inside their dispatches: each observer
+ * wraps the next one's, so a tracer's context surrounds the handler. `deliver` runs exactly once, even
+ * when an observer throws or never calls its dispatch. The observers' outcome callbacks are pushed onto
+ * `finishes` (pass them to {@link finishRequest} once the answer is known).
+ */
+export function observeRequest(
+  observers: readonly McpObserver[],
+  request: ObservedRequest,
+  deliver: () => void,
+  logger: Logger,
+  finishes: Finish[],
+): void {
+  let dispatch = deliver;
+  for (let index = observers.length - 1; index >= 0; index -= 1) {
+    const observer = observers[index] as McpObserver;
+    const next = dispatch;
+    dispatch = () => {
+      let dispatched = false;
+      const once = () => {
+        if (dispatched) return;
+        dispatched = true;
+        next();
+      };
+      try {
+        const finish = observer.onRequest?.(request, once);
+        if (typeof finish === 'function') finishes.push(finish);
+      } catch (error) {
+        logger.warn('a request observer failed', { error: messageOf(error) });
+      }
+      once();
+    };
+  }
+  dispatch();
+}
+
+/** Tells each observer how a request ended; one that throws breaks nothing. */
+export function finishRequest(finishes: readonly Finish[], outcome: ObservedOutcome, logger: Logger): void {
+  for (const finish of finishes) safely(logger, () => finish(outcome));
 }
 
 function safely(logger: Logger, fn: () => void): void {

@@ -26,7 +26,7 @@ import {
   runRound,
 } from './input-required.js';
 import type { Logger } from './logger.js';
-import { observeServer } from './observe.js';
+import { type ObservedCalls, observeServer } from './observe.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import type { ResourceUpdates } from './subscriptions.js';
 import { type InvokeTool, TASKS_EXTENSION_ID, Tasks } from './tasks.js';
@@ -69,6 +69,8 @@ export class SdkServerBuilder {
    * serves them with (see direct-calls.ts): the tool's callback answers with it instead of running it.
    */
   readonly #replays = new WeakMap<object, unknown>();
+  /** What the direct path and the observed SDK servers share (see observe.ts). */
+  readonly #observed: ObservedCalls = { replays: new WeakMap(), sessions: new WeakMap() };
 
   constructor(declarations: Declarations, options: SdkServerBuilderOptions) {
     this.#declarations = declarations;
@@ -143,7 +145,7 @@ export class SdkServerBuilder {
     const context = { era: options.era };
     for (const extension of declarations.extensions) extension.setup?.(server, context);
     if (declarations.observers.length > 0) {
-      observeServer(server, declarations.observers, options, this.#options.logger);
+      observeServer(server, declarations.observers, options, this.#options.logger, this.#observed);
     }
     return server;
   }
@@ -156,6 +158,7 @@ export class SdkServerBuilder {
       this.#implementation,
       this.#replays,
       this.#options.tasks === undefined,
+      this.#observed,
     );
   }
 

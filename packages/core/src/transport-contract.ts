@@ -1,6 +1,6 @@
 // The transport contract: what a transport is told about the server it serves, and what it gives back.
 // Types only. Transport authors import these from `@pier/core/transport`.
-import type { McpServer, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, ServerInfo } from './contract.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
@@ -34,7 +34,8 @@ export interface TransportHost {
   createMcpServer(options?: SdkServerOptions): McpServer;
   /**
    * The direct path for stateless `tools/call` (see {@link DirectToolCalls}); `undefined` when the server
-   * has observers, extensions, an authenticator or no tool it can serve that way.
+   * has extensions, task tools or no tool it can serve that way. Observers see its calls as they see the
+   * SDK servers' (see {@link DirectCallRequest}).
    */
   readonly directToolCalls?: DirectToolCalls | undefined;
   /**
@@ -121,8 +122,37 @@ export interface DirectToolCalls {
    * project — then call {@link replay} with the web request the SDK will see as `ctx.http.req` and serve
    * the call through the SDK, which answers with that result instead of running the tool again.
    */
-  call(name: string, args: unknown, era: 'modern' | 'legacy'): Promise<DirectCallOutcome> | undefined;
+  call(
+    name: string,
+    args: unknown,
+    era: 'modern' | 'legacy',
+    request?: DirectCallRequest,
+  ): Promise<DirectCallOutcome> | undefined;
   replay(request: object, result: unknown): void;
+}
+
+/**
+ * The request a direct call answers, as the SDK server would have received it: what observers
+ * (`PluginContext.observe`) are told. Without it, a server with observers leaves the call to the SDK
+ * (`call` answers `undefined`), so a caller that cannot tell it loses no observation.
+ */
+export interface DirectCallRequest {
+  /** The JSON-RPC request id. */
+  readonly id: string | number;
+  /** The request's `params`, as the client sent them (`name`, `arguments`, `_meta`). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * The web request the SDK would see as `ctx.http.req` (observers read its `headers`); pass the same
+   * object to {@link DirectToolCalls.replay} when the SDK writes the result.
+   */
+  readonly request: Request;
+  /** Who is calling, when an authenticator ran. */
+  readonly authInfo?: AuthInfo | undefined;
+  /**
+   * The connection-long SDK server this call belongs to (a 2025 session's), if any: observers see the
+   * call in that session, as they see the session's other requests. Absent for a stateless call.
+   */
+  readonly server?: McpServer | undefined;
 }
 
 /** What {@link DirectToolCalls.call} resolves with. */

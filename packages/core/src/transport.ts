@@ -51,6 +51,7 @@ export type {
   BusEvent,
   CloseReason,
   DirectCallOutcome,
+  DirectCallRequest,
   DirectToolCalls,
   EventBus,
   ListenResult,

@@ -96,6 +96,10 @@ export function createObserver(
   const tools = new Vocabulary(256);
   const prompts = new Vocabulary(256);
   const versions = new Vocabulary(16);
+  // Per call, only what differs between calls is built: a proven target's span name, and the metric
+  // attributes of a method or target, are made once and reused while they stay the same.
+  const names = new SpanNames(methods, tools, prompts);
+  const measuredSets = new Map<string, MeasuredSet>();
   /** The protocol version each stdio connection or 2025 session negotiated (from its `initialize`). */
   const negotiated = new WeakMap<ObservedSession, string>();
   /** Tasks counted in the gauge, by id: their status here and the timer that drops them at their TTL. */
@@ -118,6 +122,31 @@ export function createObserver(
     return versions.of(version);
   };
 
+  /** The metric attributes of one operation (see {@link MeasuredSet}). */
+  const measured = (
+    method: string,
+    target: Target,
+    uri: string | undefined,
+    http: boolean,
+    version: string | undefined,
+    failure: Failure | undefined,
+  ): Attributes => {
+    // Object spread of these dotted keys costs microseconds on Node 20: attributes are assigned one by one.
+    const attributes: Attributes = { [ATTR.mcpMethodName]: methods.of(method) };
+    connection(attributes, http, undefined, version);
+    if (target.tool !== undefined) {
+      attributes[ATTR.genAiToolName] = tools.of(target.tool);
+      attributes[ATTR.genAiOperationName] = 'execute_tool';
+    }
+    if (target.prompt !== undefined) attributes[ATTR.genAiPromptName] = prompts.of(target.prompt);
+    if (uri !== undefined) attributes[ATTR.mcpResourceUri] = uri;
+    if (failure !== undefined) {
+      attributes[ATTR.errorType] = failure.type;
+      if (failure.code !== undefined) attributes[ATTR.rpcResponseStatusCode] = failure.code;
+    }
+    return Object.freeze(attributes);
+  };
+
   return {
     onRequest(request, dispatch) {
       const started = performance.now();
@@ -129,6 +158,8 @@ export function createObserver(
 
       let span: ReturnType<Tracer['startSpan']> | undefined;
       let startName: string | undefined;
+      // Set on the span at its start when known; set again only if an initialize answer changed it.
+      const startVersion = version;
       if (tracer !== undefined) {
         const spanAttributes: Attributes = {
           [ATTR.mcpMethodName]: method,
@@ -144,7 +175,7 @@ export function createObserver(
         if (target.prompt !== undefined) spanAttributes[ATTR.genAiPromptName] = target.prompt;
         if (target.uri !== undefined) spanAttributes[ATTR.mcpResourceUri] = target.uri;
         const { parent, links } = parentOf(params, headers);
-        startName = spanName(method, target, methods, tools, prompts);
+        startName = names.of(method, target);
         span = tracer.startSpan(
           startName,
           { kind: SpanKind.SERVER, attributes: spanAttributes, links },
@@ -174,27 +205,34 @@ export function createObserver(
             }
           }
         }
-        // Object spread of these dotted keys costs microseconds on Node 20: attributes are assigned one by one.
-        const measured: Attributes = { [ATTR.mcpMethodName]: methods.of(method) };
-        connection(measured, http, undefined, version);
-        if (target.tool !== undefined) {
-          measured[ATTR.genAiToolName] = tools.of(target.tool);
-          measured[ATTR.genAiOperationName] = 'execute_tool';
+        // The same method, target, version, transport and failure measure into the same attribute set,
+        // made once (the SDK still hashes it on every record: see bench/PROFILE.md).
+        const name = names.of(method, target);
+        const uri = options.resourceUriInMetrics ? target.uri : undefined;
+        // Keyed by the span name: unique for a proven target, the method's label otherwise (a URI, or a
+        // name nobody proved, is measured afresh).
+        const reusable =
+          uri === undefined &&
+          (target.tool === undefined || tools.has(target.tool)) &&
+          (target.prompt === undefined || prompts.has(target.prompt));
+        let set = reusable ? measuredSets.get(name) : undefined;
+        if (set === undefined || !set.matches(http, version, failure)) {
+          set = new MeasuredSet(
+            http,
+            version,
+            failure,
+            measured(method, target, uri, http, version, failure),
+          );
+          if (reusable) measuredSets.set(name, set);
         }
-        if (target.prompt !== undefined) measured[ATTR.genAiPromptName] = prompts.of(target.prompt);
-        if (target.uri !== undefined && options.resourceUriInMetrics)
-          measured[ATTR.mcpResourceUri] = target.uri;
-        if (failure !== undefined) {
-          measured[ATTR.errorType] = failure.type;
-          if (failure.code !== undefined) measured[ATTR.rpcResponseStatusCode] = failure.code;
-        }
-        instruments.operation(seconds, measured);
+        instruments.operation(seconds, set.attributes);
 
         if (span === undefined) return;
         // A tool or prompt name proven by this very answer joins the span's name.
-        const name = spanName(method, target, methods, tools, prompts);
         if (name !== startName) span.updateName(name);
-        if (version !== undefined) span.setAttribute(ATTR.mcpProtocolVersion, version);
+        if (version !== startVersion && version !== undefined) {
+          span.setAttribute(ATTR.mcpProtocolVersion, version);
+        }
         if (failure !== undefined) markFailed(span, failure);
         const asked = inputRequiredMethods(outcome);
         if (asked !== undefined) span.setAttribute(ATTR.pierInputRequired, asked);
@@ -420,17 +458,52 @@ function targetOf(method: string, params: Readonly<Record<string, unknown>> | un
   return NO_TARGET;
 }
 
-/** `{mcp.method.name} {target}` with a proven tool or prompt name, else the (bounded) method alone. */
-function spanName(
-  method: string,
-  target: Target,
-  methods: Vocabulary,
-  tools: Vocabulary,
-  prompts: Vocabulary,
-): string {
-  if (target.tool !== undefined && tools.has(target.tool)) return `${method} ${target.tool}`;
-  if (target.prompt !== undefined && prompts.has(target.prompt)) return `${method} ${target.prompt}`;
-  return methods.of(method);
+/**
+ * Span names: `{mcp.method.name} {target}` with a proven tool or prompt name, else the (bounded) method
+ * alone. A target's name is built once: the names are bounded by the vocabularies.
+ */
+class SpanNames {
+  readonly #toolNames = new Map<string, string>();
+  readonly #promptNames = new Map<string, string>();
+
+  constructor(
+    private readonly methods: Vocabulary,
+    private readonly tools: Vocabulary,
+    private readonly prompts: Vocabulary,
+  ) {}
+
+  of(method: string, target: Target): string {
+    const { tool, prompt } = target;
+    if (tool !== undefined && this.tools.has(tool)) return named(this.#toolNames, method, tool);
+    if (prompt !== undefined && this.prompts.has(prompt)) return named(this.#promptNames, method, prompt);
+    return this.methods.of(method);
+  }
+}
+
+/** `${method} ${name}` from `cache` (one method per cache: tools/call, prompts/get). */
+function named(cache: Map<string, string>, method: string, name: string): string {
+  let full = cache.get(name);
+  if (full === undefined) {
+    full = `${method} ${name}`;
+    cache.set(name, full);
+  }
+  return full;
+}
+
+/** One set of metric attributes, with what it was made for: reused while a call's match. */
+class MeasuredSet {
+  constructor(
+    readonly http: boolean,
+    readonly version: string | undefined,
+    readonly failure: Failure | undefined,
+    readonly attributes: Attributes,
+  ) {}
+
+  matches(http: boolean, version: string | undefined, failure: Failure | undefined): boolean {
+    if (http !== this.http || version !== this.version) return false;
+    if (failure === undefined || this.failure === undefined) return failure === this.failure;
+    return failure.type === this.failure.type && failure.code === this.failure.code;
+  }
 }
 
 /** Adds the transport, session and protocol version attributes to `attributes`. */

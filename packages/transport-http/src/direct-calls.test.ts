@@ -1,7 +1,7 @@
 // The direct path for stateless tools/call (core's direct-calls.ts, mcp-endpoint.ts's directCall) must
 // answer byte for byte what the SDK path answers. Each request below goes to two servers built from the
-// same class: one where the direct path is on, one where a no-op observer turns it off (an observer
-// watches the SDK server's requests, so core builds no direct path). Status, Content-Type and body must
+// same class: one where the direct path is on, one where an empty extension turns it off (an extension
+// installs handlers on each SDK server, so core builds no direct path). Status, Content-Type and body must
 // be equal; the SDK servers built are counted to show which path answered.
 // Core loads this package with a dynamic import, so this needs the package built (dist/).
 import { McpServer } from '@modelcontextprotocol/server';
@@ -58,16 +58,21 @@ class DirectServer {
   }
 }
 
-/** Turns the direct path off: observers see SDK servers' requests. */
+/**
+ * Turns the direct path off (an extension installs handlers on each SDK server, so core builds no direct
+ * path), and counts the calls the reference dispatched.
+ */
 const observed: PierPlugin = {
   name: 'observed',
-  setup: (ctx) =>
+  setup: (ctx) => {
+    ctx.extendMcpServer({});
     ctx.observe({
       onRequest: () => {
         dispatched += 1;
         return undefined;
       },
-    }),
+    });
+  },
 };
 
 let direct: PierServer;

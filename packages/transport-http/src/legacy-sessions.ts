@@ -152,7 +152,7 @@ export class LegacySessions {
     } else {
       let request: Request | undefined;
       if (call !== undefined && header !== undefined) {
-        const answered = await this.#direct(req, res, exchange, transport, call);
+        const answered = await this.#direct(req, res, exchange, session, call, authInfo);
         if (answered === true) return;
         request = answered;
       }
@@ -183,16 +183,24 @@ export class LegacySessions {
     req: IncomingMessage,
     res: ServerResponse,
     exchange: Exchange,
-    transport: LegacyTransport,
+    { server, transport }: Session,
     call: LegacyToolCall,
+    authInfo: AuthInfo | undefined,
   ): Promise<true | Request | undefined> {
     const direct = this.#context.host.directToolCalls;
     if (direct === undefined || !transport.acceptsDirect(req, call.id)) return undefined;
-    const outcome = direct.call(call.name, call.args, 'legacy');
+    // Observers see the call in its session, with the web request the SDK would have been given.
+    const request = lazyRequest(req, this.#context.origin(), res);
+    const outcome = direct.call(call.name, call.args, 'legacy', {
+      id: call.id,
+      params: call.params,
+      request,
+      authInfo,
+      server,
+    });
     if (outcome === undefined) return undefined;
     const replay = await transport.answerDirect(res, exchange, call.id, outcome);
     if (replay === undefined) return true;
-    const request = lazyRequest(req, this.#context.origin(), res);
     direct.replay(request, replay.result);
     return request;
   }

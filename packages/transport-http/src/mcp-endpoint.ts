@@ -79,7 +79,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
    */
   const tryDirect = async (
     res: ServerResponse,
-    req: IncomingMessage,
+    request: Request,
     outcome: Promise<DirectCallOutcome>,
     id: unknown,
   ): Promise<true | Request> => {
@@ -95,7 +95,6 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       }
       return true;
     }
-    const request = lazyRequest(req, context.origin(), res);
     (direct as NonNullable<typeof direct>).replay(request, settled.replay);
     return request;
   };
@@ -204,9 +203,18 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       }
     }
     const call =
-      direct !== undefined && !closed ? directCall(direct, req, body, sessions === undefined) : undefined;
+      direct !== undefined && !closed
+        ? directCall(
+            direct,
+            req,
+            body,
+            sessions === undefined,
+            authInfo,
+            lazyRequest(req, context.origin(), res),
+          )
+        : undefined;
     if (call !== undefined) {
-      const request = await tryDirect(res, req, call.outcome, (body as { id: unknown }).id);
+      const request = await tryDirect(res, call.request, call.outcome, (body as { id: unknown }).id);
       if (request === true) return;
       // The SDK writes the result the tool gave (see DirectToolCalls.replay).
       if (call.era === 'modern') await serveWithHandler(req, res, body, exchange, authInfo, request);
@@ -287,15 +295,24 @@ export function directCall(
   req: IncomingMessage,
   body: unknown,
   legacyStateless: boolean,
-): { readonly era: 'modern' | 'legacy'; readonly outcome: Promise<DirectCallOutcome> } | undefined {
+  authInfo: AuthInfo | undefined,
+  request: Request,
+):
+  | {
+      readonly era: 'modern' | 'legacy';
+      readonly outcome: Promise<DirectCallOutcome>;
+      /** The web request observers saw; the SDK serves a replay with it. */
+      readonly request: Request;
+    }
+  | undefined {
   const call = toolCallOf(body);
   if (call === undefined) return undefined;
-  const { name, args, params } = call;
+  const { id, name, args, params } = call;
   const meta = params._meta;
   if (meta === undefined) {
     if (!legacyStateless || !acceptedLegacyCall(req, params)) return undefined;
-    const outcome = direct.call(name, args, 'legacy');
-    return outcome && { era: 'legacy', outcome };
+    const outcome = direct.call(name, args, 'legacy', { id, params, request, authInfo });
+    return outcome && { era: 'legacy', outcome, request };
   }
   const headers = req.headers;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
@@ -321,8 +338,8 @@ export function directCall(
     if (acceptedEnvelopes.size >= MAX_ENVELOPES) acceptedEnvelopes.clear();
     acceptedEnvelopes.add(envelope);
   }
-  const outcome = direct.call(name, args, 'modern');
-  return outcome && { era: 'modern', outcome };
+  const outcome = direct.call(name, args, 'modern', { id: id as string | number, params, request, authInfo });
+  return outcome && { era: 'modern', outcome, request };
 }
 
 /** A 2025-era `tools/call` the direct path may answer: what the tool is called with, and the request id. */
@@ -330,6 +347,8 @@ export interface LegacyToolCall {
   readonly id: string | number;
   readonly name: string;
   readonly args: Record<string, unknown> | undefined;
+  /** The request's `params`, as sent (what observers are told). */
+  readonly params: Record<string, unknown>;
 }
 
 /**
@@ -341,7 +360,7 @@ export function legacyToolCall(req: IncomingMessage, body: unknown): LegacyToolC
   const call = toolCallOf(body);
   if (call === undefined || call.params._meta !== undefined) return undefined;
   if (!acceptedLegacyCall(req, call.params)) return undefined;
-  return { id: call.id, name: call.name, args: call.args };
+  return call;
 }
 
 /**

@@ -1,8 +1,8 @@
 // The direct path inside 2025-era sessions (legacy-sessions.ts, LegacyTransport.answerDirect): a tools/call on
 // an established session, for a tool core serves directly, is answered without the session's SDK server,
 // byte for byte as that server answers it. Each scenario runs against two sessionful servers built from
-// the same class: one with the direct path, one where a no-op observer turns it off (core builds no direct
-// path when an observer watches the SDK servers). The SDK's McpServer runs a tool through
+// the same class: one with the direct path, one where an empty SDK server extension turns it off (core builds no
+// direct path when an extension installs handlers on the SDK servers). The SDK's McpServer runs a tool through
 // `executeToolHandler`; the direct path never reaches it, which is how a test tells the paths apart.
 // Core loads this package with a dynamic import, so this needs the package built (dist/).
 
@@ -68,8 +68,8 @@ class SessionServer {
   }
 }
 
-/** Turns the direct path off (core builds none when an observer watches the SDK servers). */
-const observed: PierPlugin = { name: 'observed', setup: (ctx) => ctx.observe({}) };
+/** Turns the direct path off (core builds none when an extension installs handlers on the SDK servers). */
+const extended: PierPlugin = { name: 'extended', setup: (ctx) => ctx.extendMcpServer({}) };
 
 // Calls the SDK's McpServer ran a tool for (the direct path never does).
 const executed = vi.spyOn(
@@ -85,7 +85,7 @@ let sdkUrl: string;
 
 beforeAll(async () => {
   direct = createServer(SessionServer, undefined, quiet);
-  sdk = createServer(SessionServer, undefined, { ...quiet, plugins: [observed] });
+  sdk = createServer(SessionServer, undefined, { ...quiet, plugins: [extended] });
   directUrl = (await direct.listen({ transport: 'streamable-http', port: 0, sessions: true })).url;
   sdkUrl = (await sdk.listen({ transport: 'streamable-http', port: 0, sessions: true })).url;
 });
