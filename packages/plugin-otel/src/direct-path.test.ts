@@ -145,6 +145,27 @@ describe.each(['modern', 'legacy'] as const)('the direct path with the plugin, %
   });
 });
 
+it('a 2026-07-28 call carrying its trace context in _meta stays on the direct path, parented by it', async () => {
+  const caller = clientSpan(sides.direct.otel.tracerProvider, 'caller');
+  const spans: Record<string, ReadableSpan[]> = {};
+  for (const side of ['direct', 'sdk'] as const) {
+    const { otel, url } = sides[side];
+    otel.exporter.reset();
+    const before = connect.mock.calls.length;
+    const { headers, body } = request('modern', 43, 'echo', { text: 'traced' }, caller.traceparent);
+    const { traceparent: _, ...withoutHeader } = headers;
+    const call = JSON.parse(body);
+    call.params._meta.traceparent = caller.traceparent;
+    const response = await fetch(url, { method: 'POST', headers: withoutHeader, body: JSON.stringify(call) });
+    expect(response.status).toBe(200);
+    await response.text();
+    if (side === 'direct') expect(connect.mock.calls.length - before).toBe(0);
+    spans[side] = otel.spans().filter((span) => span.kind === SpanKind.SERVER);
+  }
+  expect(spans.direct?.map(described)).toEqual(spans.sdk?.map(described));
+  expect(spans.direct?.[0]?.parentSpanContext?.spanId).toBe(caller.span.spanContext().spanId);
+});
+
 describe('the direct path with the plugin, inside a 2025-era session', () => {
   const sessionSides: Record<'direct' | 'sdk', Side> = {} as never;
 

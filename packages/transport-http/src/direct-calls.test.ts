@@ -162,6 +162,23 @@ cases.push({
   body: JSON.stringify(progress),
   headers: modern({ name: 'echo' }).headers,
 });
+const traced = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
+traced.params._meta.traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+traced.params._meta.tracestate = 'vendor=1';
+cases.push({
+  name: '2026-07-28: trace context in _meta',
+  direct: true,
+  body: JSON.stringify(traced),
+  headers: modern({ name: 'echo' }).headers,
+});
+const badTrace = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
+badTrace.params._meta.traceparent = 42;
+cases.push({
+  name: '2026-07-28: a traceparent that is not a string',
+  direct: false,
+  body: JSON.stringify(badTrace),
+  headers: modern({ name: 'echo' }).headers,
+});
 const mismatch = modern({ name: 'echo', arguments: { text: 'hi' } });
 cases.push({
   name: '2026-07-28: Mcp-Name names another tool',

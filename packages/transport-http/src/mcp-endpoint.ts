@@ -273,6 +273,16 @@ const MODERN_META_KEYS: ReadonlySet<string> = new Set([
   'io.modelcontextprotocol/clientCapabilities',
 ]);
 
+/** W3C trace context keys a 2026-07-28 client may put in `_meta` beside the envelope. */
+const TRACE_META_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate', 'baggage']);
+
+/** `meta` without its trace context keys. */
+function envelopeOf(meta: Record<string, unknown>): Record<string, unknown> {
+  const envelope: Record<string, unknown> = {};
+  for (const key in meta) if (MODERN_META_KEYS.has(key)) envelope[key] = meta[key];
+  return envelope;
+}
+
 /**
  * Envelopes (`_meta` as JSON) the SDK's classifier accepted on a direct call: a client sends the same one
  * on every call, so its validation (zod) runs once per distinct envelope. Bounded; emptied when full.
@@ -286,7 +296,7 @@ const MAX_ENVELOPES = 256;
  * exactly `jsonrpc` "2.0", a string or integer `id`, `method` and plain-object `params` with a string `name`
  * and plain-object or absent `arguments` — a JSON-RPC request by the SDK's schema. 2025-era (only when
  * `legacyStateless`): no `_meta`, no or a 2025 `MCP-Protocol-Version` (what {@link plainLegacyMessage} takes),
- * and the `Accept` the transport requires. 2026-07-28: `_meta` is the envelope's three keys, naming
+ * and the `Accept` the transport requires. 2026-07-28: `_meta` is the envelope's three keys (plus string trace context keys), naming
  * 2026-07-28; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are present and name exactly what the
  * body does (so the SDK's header cross-checks pass), and the SDK's classifier accepted this envelope.
  */
@@ -317,7 +327,14 @@ export function directCall(
   const headers = req.headers;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
-  for (const key in meta) if (!MODERN_META_KEYS.has(key)) return undefined;
+  let traced = false;
+  for (const key in meta) {
+    if (MODERN_META_KEYS.has(key)) continue;
+    // Trace context (W3C keys, as OpenTelemetry's MCP conventions carry it): the tool cannot see it,
+    // observers read it from `params`; anything else in `_meta` goes to the SDK.
+    if (!TRACE_META_KEYS.has(key) || typeof meta[key] !== 'string') return undefined;
+    traced = true;
+  }
   if (
     headers['mcp-protocol-version'] !== MODERN ||
     headers['mcp-method'] !== 'tools/call' ||
@@ -325,7 +342,8 @@ export function directCall(
   ) {
     return undefined;
   }
-  const envelope = JSON.stringify(meta);
+  // The trace keys differ on every call and say nothing the classifier checks: not part of the memo's key.
+  const envelope = JSON.stringify(traced ? envelopeOf(meta) : meta);
   if (!acceptedEnvelopes.has(envelope)) {
     const classified = classifyInboundRequest({
       httpMethod: 'POST',
