@@ -20,8 +20,11 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  */
 export function presented(req: IncomingMessage, maxTokenLength: number): Presented {
   let count = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if ((req.rawHeaders[i] as string).toLowerCase() === 'authorization') count++;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    // The length first: no lower-cased copy of every other header's name.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
   }
   if (count > 1) return { kind: 'bad-request', description: 'More than one Authorization header' };
   if (queryHasToken(req.url ?? '')) {

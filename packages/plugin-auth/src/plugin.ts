@@ -1,7 +1,7 @@
 // authPlugin(): protected resource metadata routes, and the authenticator of the MCP endpoint.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, HttpAuthenticator, HttpAuthOutcome, Logger, PierPlugin } from '@pier/core';
-import { authDetails, toAuthInfo } from './auth-info.js';
+import { AuthInfos, authDetails } from './auth-info.js';
 import { bearerChallenge, presented, refusal } from './challenge.js';
 import { Issues, type RejectionReason, shown, TokenRejectedError } from './errors.js';
 import { jwt } from './jwt.js';
@@ -82,7 +82,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     authorizationServers: settings.authorizationServers,
     logger: () => logger,
   });
-  const resourceUrl = new URL(resource);
+  const authInfos = new AuthInfos(new URL(resource), metadataUrl);
   const hint = (settings.challengeScopes ?? settings.requiredScopes ?? settings.scopesSupported ?? []).join(
     ' ',
   );
@@ -148,7 +148,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     let authInfo: AuthInfo;
     try {
       const verified = await verifier.verify(credentials.token);
-      authInfo = toAuthInfo(credentials.token, verified, resourceUrl, metadataUrl);
+      authInfo = authInfos.of(credentials.token, verified);
     } catch (error) {
       if (!(error instanceof TokenRejectedError)) {
         logger?.error('the token verifier failed', {
@@ -190,7 +190,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         // A token verified a moment ago, its key set unchanged: answered without waiting on anything.
         const known = verifier.cached?.(credentials.token);
         if (known !== undefined) {
-          const authInfo = toAuthInfo(credentials.token, known, resourceUrl, metadataUrl);
+          const authInfo = authInfos.of(credentials.token, known);
           return scopeRefusal(authInfo) ?? { authInfo };
         }
       }
