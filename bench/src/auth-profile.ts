@@ -1,4 +1,4 @@
-// `pnpm auth-profile [seconds] [era] [rounds]`: where the time that `@pier/plugin-auth` adds to a
+// `pnpm auth-profile [seconds] [era] [rounds] [before=DIR]`: where the time that `@pier/plugin-auth` adds to a
 // tools/call goes (issue 17). Pier's bench server in three set-ups, each under --cpu-prof and the same
 // load (50 connections, every request carrying the same ES256 JWT access token): auth off (the token
 // ignored), the transport's authentication seam alone (`BENCH_AUTH=constant`: an authenticator that
@@ -9,7 +9,8 @@
 // function, the functions that differ most between set-ups, and every function of the auth path.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startIssuer } from './harness/auth-issuer.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
@@ -47,11 +48,25 @@ interface Measured {
 }
 
 const issuer = await startIssuer();
-const setups = [
+// `before=DIR`: also the plugin built from another revision (a saved `dist/` inside bench/, whose imports
+// resolve from here), e.g. `before=dist/.before/plugin-auth`.
+const before = args.find((a) => a.startsWith('before='))?.slice('before='.length);
+const setups: readonly { readonly label: string; readonly env: Record<string, string> }[] = [
   { label: 'auth off (token ignored)', env: {} },
   { label: 'constant authenticator', env: { BENCH_AUTH: 'constant' } },
   { label: 'JWT ES256, cache warm', env: { BENCH_AUTH_ISSUER: issuer.url } },
-] as const;
+  ...(before === undefined
+    ? []
+    : [
+        {
+          label: `JWT ES256, cache warm (${before})`,
+          env: {
+            BENCH_AUTH_ISSUER: issuer.url,
+            BENCH_AUTH_MODULE: pathToFileURL(resolve(before, 'index.js')).href,
+          },
+        },
+      ]),
+];
 const results = new Map<string, Measured[]>();
 try {
   for (let round = 0; round < rounds; round++) {

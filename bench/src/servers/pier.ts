@@ -53,7 +53,10 @@ if (process.env.BENCH_AUTH === 'constant') {
   const outcome = { authInfo: { token: 'constant', clientId: 'bench', scopes: ['notes:read'] } };
   auth.push({ name: 'constant-auth', setup: (ctx) => ctx.setAuthenticator({ authenticate: () => outcome }) });
 } else if (issuer !== undefined) {
-  const { authPlugin, jwt } = await import('@pier/plugin-auth');
+  // `BENCH_AUTH_MODULE`: another build of the plugin (a saved `dist/`, say the one before a change).
+  const { authPlugin, jwt } = (await import(
+    process.env.BENCH_AUTH_MODULE ?? '@pier/plugin-auth'
+  )) as typeof import('@pier/plugin-auth');
   auth.push(
     authPlugin({
       resource: `http://127.0.0.1:${benchPort()}/mcp`,

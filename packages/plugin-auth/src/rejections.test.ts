@@ -307,6 +307,8 @@ describe('B. one method only: 400 invalid_request, the token never accepted', ()
   ])('%s', async (_, shape) => {
     const r = await rig(defaults());
     const token = await clientToken(as, CLIENTS.writer, r.resource);
+    // Negative control, and the token in the verified-token cache: its fast path checks the method too.
+    expect((await whoami(r.url, bearer(token))).status).toBe(200);
     const { headers, query } = shape(token) as { headers: Record<string, string | string[]>; query?: string };
     const { body, headers: base } = call('whoami');
     calls.length = 0;
