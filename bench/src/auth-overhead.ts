@@ -1,4 +1,4 @@
-// `pnpm auth-overhead [seconds] [rounds]`: what `@pier/plugin-auth` adds to one tools/call (issue 17).
+// `pnpm auth-overhead [seconds] [rounds] [--cached] [--seam] [before=DIR]`: what `@pier/plugin-auth` adds to one tools/call (issue 17).
 // The same Pier bench server three times — auth off; `authPlugin()` with `jwt()`; the same with the
 // verified-token cache off — loaded in turn with tools/call echo in both eras, the order flipped every
 // round, every request carrying a JWT access token (ES256 or RS256, `typ: at+jwt`, for that server's
@@ -8,7 +8,12 @@
 // sent at once, and the key set fetches they caused (target: at most one per cooldown, 30 s by default).
 // Last, in this process: the CPU time of the plugin's authenticator alone per request (the work auth adds
 // to a call, measured in a loop like otel-overhead.ts: steady on a shared machine, unlike a load test).
-// `--in-process` runs only that part and the flood.
+// `--in-process` runs only that part and the flood; `--cached` loads only the cache-warm set-ups (the
+// target's); `before=DIR` adds a fourth server with the plugin built from another revision (a saved
+// `dist/` inside bench/, e.g. dist/.before/plugin-auth), loaded beside the others in every round;
+// `--seam` adds a server whose authenticator accepts everyone at once (the transport's seam alone).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { HttpAuthenticator, PluginContext } from '@pier/core';
 import { generateKeyPair } from 'jose';
 import { type Alg, startIssuer } from './harness/auth-issuer.js';
@@ -24,6 +29,9 @@ const numbers = process.argv
   .map(Number);
 const [seconds = 3, rounds = 3] = numbers;
 const inProcessOnly = process.argv.includes('--in-process');
+// `--cached`: only the cache-warm set-ups under load (the target's), not the ones without a token cache.
+const cachedOnly = process.argv.includes('--cached');
+const before = process.argv.find((arg) => arg.startsWith('before='))?.slice('before='.length);
 // `BENCH_AUTH_MODULE=<file URL of a saved dist/index.js>`: another build of the plugin, here and in the
 // servers (they inherit the environment), say the one before a change.
 const { authPlugin, jwt } = (await import(
@@ -66,6 +74,24 @@ try {
   running.push(on);
   const cold = await startServer({ ...pier, env: { BENCH_AUTH_ISSUER: issuer, BENCH_AUTH_CACHE: '0' } });
   running.push(cold);
+  // `before=DIR`: the same as `on` with the plugin built from another revision (a saved `dist/`).
+  const earlier =
+    before === undefined
+      ? undefined
+      : await startServer({
+          ...pier,
+          env: {
+            BENCH_AUTH_ISSUER: issuer,
+            BENCH_AUTH_MODULE: pathToFileURL(resolve(before, 'index.js')).href,
+          },
+        });
+  if (earlier !== undefined) running.push(earlier);
+  // `--seam`: an authenticator that accepts everyone at once with one constant caller, no plugin: what
+  // the transport's authentication seam costs by itself.
+  const seam = process.argv.includes('--seam')
+    ? await startServer({ ...pier, env: { BENCH_AUTH: 'constant' } })
+    : undefined;
+  if (seam !== undefined) running.push(seam);
   const bearer = async (alg: 'ES256' | 'RS256', server: RunningServer) => ({
     authorization: `Bearer ${await token(alg, server)}`,
   });
@@ -76,11 +102,38 @@ try {
     { label: 'auth off, same token sent (ignored)', server: off, headers: await bearer('ES256', on) },
     { label: 'JWT ES256, cache warm', server: on, headers: await bearer('ES256', on) },
     { label: 'JWT RS256, cache warm', server: on, headers: await bearer('RS256', on) },
-    { label: 'JWT ES256, no token cache', server: cold, headers: await bearer('ES256', cold) },
-    { label: 'JWT RS256, no token cache', server: cold, headers: await bearer('RS256', cold) },
+    ...(seam === undefined
+      ? []
+      : [
+          {
+            label: 'constant authenticator (the seam alone)',
+            server: seam,
+            headers: await bearer('ES256', on),
+          },
+        ]),
+    ...(earlier === undefined
+      ? []
+      : [
+          {
+            label: `JWT ES256, cache warm, ${before}`,
+            server: earlier,
+            headers: await bearer('ES256', earlier),
+          },
+          {
+            label: `JWT RS256, cache warm, ${before}`,
+            server: earlier,
+            headers: await bearer('RS256', earlier),
+          },
+        ]),
+    ...(cachedOnly
+      ? []
+      : [
+          { label: 'JWT ES256, no token cache', server: cold, headers: await bearer('ES256', cold) },
+          { label: 'JWT RS256, no token cache', server: cold, headers: await bearer('RS256', cold) },
+        ]),
   ];
   // Correctness first: the protected servers refuse a request without a token and serve one with it.
-  for (const server of [on, cold]) {
+  for (const server of [on, cold, ...(earlier === undefined ? [] : [earlier])]) {
     const refused = await post(server, {});
     const served = await post(server, await bearer('ES256', server));
     if (refused !== 401 || served !== 200) {
