@@ -1,4 +1,4 @@
-// `pnpm auth-overhead [seconds] [rounds]`: what `@pier/plugin-auth` adds to one tools/call (issue 17).
+// `pnpm auth-overhead [seconds] [rounds] [--cached] [--seam] [before=DIR]`: what `@pier/plugin-auth` adds to one tools/call (issue 17).
 // The same Pier bench server three times — auth off; `authPlugin()` with `jwt()`; the same with the
 // verified-token cache off — loaded in turn with tools/call echo in both eras, the order flipped every
 // round, every request carrying a JWT access token (ES256 or RS256, `typ: at+jwt`, for that server's
@@ -8,12 +8,15 @@
 // sent at once, and the key set fetches they caused (target: at most one per cooldown, 30 s by default).
 // Last, in this process: the CPU time of the plugin's authenticator alone per request (the work auth adds
 // to a call, measured in a loop like otel-overhead.ts: steady on a shared machine, unlike a load test).
-// `--in-process` runs only that part and the flood.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// `--in-process` runs only that part and the flood; `--cached` loads only the cache-warm set-ups (the
+// target's); `before=DIR` adds a fourth server with the plugin built from another revision (a saved
+// `dist/` inside bench/, e.g. dist/.before/plugin-auth), loaded beside the others in every round;
+// `--seam` adds a server whose authenticator accepts everyone at once (the transport's seam alone).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { HttpAuthenticator, PluginContext } from '@pier/core';
-import { authPlugin, jwt } from '@pier/plugin-auth';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair } from 'jose';
+import { type Alg, startIssuer } from './harness/auth-issuer.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
 import { SERVERS } from './harness/servers.js';
@@ -26,45 +29,29 @@ const numbers = process.argv
   .map(Number);
 const [seconds = 3, rounds = 3] = numbers;
 const inProcessOnly = process.argv.includes('--in-process');
+// `--cached`: only the cache-warm set-ups under load (the target's), not the ones without a token cache.
+const cachedOnly = process.argv.includes('--cached');
+const before = process.argv.find((arg) => arg.startsWith('before='))?.slice('before='.length);
+// `BENCH_AUTH_MODULE=<file URL of a saved dist/index.js>`: another build of the plugin, here and in the
+// servers (they inherit the environment), say the one before a change.
+const { authPlugin, jwt } = (await import(
+  process.env.BENCH_AUTH_MODULE ?? '@pier/plugin-auth'
+)) as typeof import('@pier/plugin-auth');
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 
-const es = await generateKeyPair('ES256');
-const rs = await generateKeyPair('RS256');
-const published = {
-  keys: [
-    { ...(await exportJWK(es.publicKey)), kid: 'bench-es', alg: 'ES256', use: 'sig' },
-    { ...(await exportJWK(rs.publicKey)), kid: 'bench-rs', alg: 'RS256', use: 'sig' },
-  ],
-};
-let jwksFetches = 0;
-const issuerServer = createServer((req, res) => {
-  if (req.url === '/jwks') {
-    jwksFetches += 1;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(published));
-    return;
-  }
-  res.writeHead(404).end();
-});
-await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
-const issuer = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
+const issuerServer = await startIssuer();
+const issuer = issuerServer.url;
 
 const pier = SERVERS.find((spec) => spec.id === 'pier');
 if (pier === undefined) throw new Error('the pier bench server is not declared');
 
-async function token(
-  alg: 'ES256' | 'RS256',
+function token(
+  alg: Alg,
   server: RunningServer,
   kid?: string,
-  key?: Parameters<SignJWT['sign']>[0],
+  key?: Parameters<typeof issuerServer.token>[3],
 ) {
-  return new SignJWT({ sub: 'bench-user', client_id: 'bench', scope: 'notes:read' })
-    .setProtectedHeader({ alg, kid: kid ?? (alg === 'ES256' ? 'bench-es' : 'bench-rs'), typ: 'at+jwt' })
-    .setIssuer(issuer)
-    .setAudience(`${server.base}/mcp`)
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(key ?? (alg === 'ES256' ? es.privateKey : rs.privateKey));
+  return issuerServer.token(alg, `${server.base}/mcp`, kid, key);
 }
 
 async function post(server: RunningServer, headers: Record<string, string>): Promise<number> {
@@ -87,6 +74,24 @@ try {
   running.push(on);
   const cold = await startServer({ ...pier, env: { BENCH_AUTH_ISSUER: issuer, BENCH_AUTH_CACHE: '0' } });
   running.push(cold);
+  // `before=DIR`: the same as `on` with the plugin built from another revision (a saved `dist/`).
+  const earlier =
+    before === undefined
+      ? undefined
+      : await startServer({
+          ...pier,
+          env: {
+            BENCH_AUTH_ISSUER: issuer,
+            BENCH_AUTH_MODULE: pathToFileURL(resolve(before, 'index.js')).href,
+          },
+        });
+  if (earlier !== undefined) running.push(earlier);
+  // `--seam`: an authenticator that accepts everyone at once with one constant caller, no plugin: what
+  // the transport's authentication seam costs by itself.
+  const seam = process.argv.includes('--seam')
+    ? await startServer({ ...pier, env: { BENCH_AUTH: 'constant' } })
+    : undefined;
+  if (seam !== undefined) running.push(seam);
   const bearer = async (alg: 'ES256' | 'RS256', server: RunningServer) => ({
     authorization: `Bearer ${await token(alg, server)}`,
   });
@@ -97,11 +102,38 @@ try {
     { label: 'auth off, same token sent (ignored)', server: off, headers: await bearer('ES256', on) },
     { label: 'JWT ES256, cache warm', server: on, headers: await bearer('ES256', on) },
     { label: 'JWT RS256, cache warm', server: on, headers: await bearer('RS256', on) },
-    { label: 'JWT ES256, no token cache', server: cold, headers: await bearer('ES256', cold) },
-    { label: 'JWT RS256, no token cache', server: cold, headers: await bearer('RS256', cold) },
+    ...(seam === undefined
+      ? []
+      : [
+          {
+            label: 'constant authenticator (the seam alone)',
+            server: seam,
+            headers: await bearer('ES256', on),
+          },
+        ]),
+    ...(earlier === undefined
+      ? []
+      : [
+          {
+            label: `JWT ES256, cache warm, ${before}`,
+            server: earlier,
+            headers: await bearer('ES256', earlier),
+          },
+          {
+            label: `JWT RS256, cache warm, ${before}`,
+            server: earlier,
+            headers: await bearer('RS256', earlier),
+          },
+        ]),
+    ...(cachedOnly
+      ? []
+      : [
+          { label: 'JWT ES256, no token cache', server: cold, headers: await bearer('ES256', cold) },
+          { label: 'JWT RS256, no token cache', server: cold, headers: await bearer('RS256', cold) },
+        ]),
   ];
   // Correctness first: the protected servers refuse a request without a token and serve one with it.
-  for (const server of [on, cold]) {
+  for (const server of [on, cold, ...(earlier === undefined ? [] : [earlier])]) {
     const refused = await post(server, {});
     const served = await post(server, await bearer('ES256', server));
     if (refused !== 401 || served !== 200) {
@@ -158,22 +190,21 @@ try {
   // The unknown-kid flood, twice in a row: 100 tokens each, all sent at once.
   const rogue = await generateKeyPair('ES256');
   for (const attempt of [1, 2]) {
-    const before = jwksFetches;
+    const before = issuerServer.fetches();
     const tokens = await Promise.all(
       Array.from({ length: 100 }, (_, i) => token('ES256', on, `rogue-${attempt}-${i}`, rogue.privateKey)),
     );
     const statuses = await Promise.all(tokens.map((t) => post(on, { authorization: `Bearer ${t}` })));
     const refused = statuses.filter((status) => status === 401).length;
     console.log(
-      `\nunknown-kid flood ${attempt}: ${refused}/100 refused with 401, ${jwksFetches - before} key set fetch(es)`,
+      `\nunknown-kid flood ${attempt}: ${refused}/100 refused with 401, ${issuerServer.fetches() - before} key set fetch(es)`,
     );
   }
   await inProcess();
 } finally {
   stopLoader();
   for (const server of running) await server.stop();
-  issuerServer.closeAllConnections();
-  issuerServer.close();
+  await issuerServer.close();
 }
 
 /** The authenticator of an authPlugin for the local issuer, as Pier's transport calls it. */
@@ -198,29 +229,73 @@ function authenticatorOf(cacheTokens: number): HttpAuthenticator {
 
 async function inProcess(): Promise<void> {
   const audience = { base: 'http://127.0.0.1:9' } as RunningServer;
-  console.log('\n| setup | authenticator CPU µs per request | calls |');
+  console.log('\n| setup | authenticator CPU µs per request, median (min–max) | calls |');
   console.log('| --- | --- | --- |');
   for (const [label, alg, cacheTokens, calls] of [
-    ['JWT ES256, cache warm', 'ES256', 1000, 50_000],
-    ['JWT RS256, cache warm', 'RS256', 1000, 50_000],
-    ['JWT ES256, no token cache', 'ES256', 0, 4_000],
-    ['JWT RS256, no token cache', 'RS256', 0, 4_000],
+    ['JWT ES256, cache warm', 'ES256', 1000, 100_000],
+    ['JWT RS256, cache warm', 'RS256', 1000, 100_000],
+    ['JWT ES256, no token cache', 'ES256', 0, 1_000],
+    ['JWT RS256, no token cache', 'RS256', 0, 1_000],
   ] as const) {
     const authenticator = authenticatorOf(cacheTokens);
-    const authorization = `Bearer ${await token(alg, audience)}`;
-    const req = {
-      url: '/mcp',
-      headers: { authorization },
-      rawHeaders: ['Host', '127.0.0.1', 'Authorization', authorization],
-    } as unknown as Parameters<HttpAuthenticator['authenticate']>[0];
+    // Each request as node's HTTP parser hands it over: its own strings, decoded from the bytes received
+    // (a string used again would keep V8's cached hash and regexp state, and flatter the figure).
+    const head = Buffer.from(
+      [
+        'Host',
+        '127.0.0.1:9',
+        'Content-Type',
+        'application/json',
+        'Accept',
+        'application/json, text/event-stream',
+        'MCP-Protocol-Version',
+        '2026-07-28',
+        'Mcp-Method',
+        'tools/call',
+        'Mcp-Name',
+        'echo',
+        'Authorization',
+        `Bearer ${await token(alg, audience)}`,
+        'Content-Length',
+        '250',
+      ].join('\n'),
+      'latin1',
+    );
+    const request = () => {
+      const rawHeaders = head.toString('latin1').split('\n');
+      const headers: Record<string, string> = {};
+      for (let i = 0; i < rawHeaders.length; i += 2) {
+        headers[(rawHeaders[i] as string).toLowerCase()] = rawHeaders[i + 1] as string;
+      }
+      return { url: '/mcp', method: 'POST', headers, rawHeaders } as unknown as Parameters<
+        HttpAuthenticator['authenticate']
+      >[0];
+    };
     // Warm: the key set fetched, the key imported, the token verified once (and cached, where it is).
     for (let i = 0; i < 200; i++) {
-      const outcome = await authenticator.authenticate(req);
+      const outcome = await authenticator.authenticate(request());
       if (!('authInfo' in outcome)) throw new Error(`${label}: refused ${JSON.stringify(outcome)}`);
     }
-    const start = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await authenticator.authenticate(req);
-    const used = process.cpuUsage(start);
-    console.log(`| ${label} | ${((used.user + used.system) / calls).toFixed(1)} | ${calls} |`);
+    // As the transport calls it: a promise is awaited, an outcome given at once is not. Less the cost of
+    // building the requests, measured alone in the same way.
+    const cpu = async (authenticate: boolean) => {
+      const start = process.cpuUsage();
+      for (let i = 0; i < calls; i++) {
+        const req = request();
+        if (!authenticate) continue;
+        const outcome = authenticator.authenticate(req);
+        if (outcome instanceof Promise) await outcome;
+      }
+      const used = process.cpuUsage(start);
+      return (used.user + used.system) / calls;
+    };
+    // Five pairs, each loop then the building alone right after: the median of the differences.
+    await cpu(false);
+    const added: number[] = [];
+    for (let pair = 0; pair < 5; pair++) added.push((await cpu(true)) - (await cpu(false)));
+    const { min, max } = spread(added);
+    console.log(
+      `| ${label} | ${median(added).toFixed(2)} (${min.toFixed(2)}–${max.toFixed(2)}) | 5 × ${calls} |`,
+    );
   }
 }

@@ -8,6 +8,8 @@ export interface ServerStats {
   readonly memory: NodeJS.MemoryUsage;
   readonly cpu: NodeJS.CpuUsage;
   readonly counters: Readonly<Record<string, number>>;
+  /** The monotonic clock in µs (`process.hrtime`), the clock of a `--cpu-prof` profile's timestamps. */
+  readonly monotonicUs: number;
 }
 
 /** A request from the harness, and the answer the server sends back with the same `id`. */
@@ -44,6 +46,7 @@ export function serveControl(counters: () => Record<string, number> = () => ({})
       memory: process.memoryUsage(),
       cpu: process.cpuUsage(),
       counters: counters(),
+      monotonicUs: Number(process.hrtime.bigint() / 1000n),
     };
     process.send?.({ id: message.id, ...stats });
   });

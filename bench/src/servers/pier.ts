@@ -6,7 +6,8 @@
 // every request). The checks count their calls (reported over the bench control channel) for the
 // stampede test.
 // `BENCH_AUTH_ISSUER` (an issuer URL serving `/jwks`) adds `authPlugin()` with `jwt()` for that issuer
-// (`BENCH_AUTH_CACHE=0`: without the verified-token cache); see auth-overhead.ts.
+// (`BENCH_AUTH_CACHE=0`: without the verified-token cache); see auth-overhead.ts. `BENCH_AUTH=constant`
+// instead sets an authenticator that accepts everyone at once (the seam alone; see auth-profile.ts).
 // `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
 // `BENCH_OTEL=sdk-only` registers that SDK without the plugin; `sdk-traces` and `sdk-metrics` register it with
@@ -47,8 +48,16 @@ const health = healthPlugin({
 const issuer = process.env.BENCH_AUTH_ISSUER;
 // Imported only when used: the other Pier figures (cold start above all) must not pay for loading it.
 const auth: PierPlugin[] = [];
-if (issuer !== undefined) {
-  const { authPlugin, jwt } = await import('@pier/plugin-auth');
+if (process.env.BENCH_AUTH === 'constant') {
+  // An authenticator that accepts every request at once with one constant caller: what the transport's
+  // authentication seam costs by itself, apart from the plugin's token work (auth-profile.ts).
+  const outcome = { authInfo: { token: 'constant', clientId: 'bench', scopes: ['notes:read'] } };
+  auth.push({ name: 'constant-auth', setup: (ctx) => ctx.setAuthenticator({ authenticate: () => outcome }) });
+} else if (issuer !== undefined) {
+  // `BENCH_AUTH_MODULE`: another build of the plugin (a saved `dist/`, say the one before a change).
+  const { authPlugin, jwt } = (await import(
+    process.env.BENCH_AUTH_MODULE ?? '@pier/plugin-auth'
+  )) as typeof import('@pier/plugin-auth');
   auth.push(
     authPlugin({
       resource: `http://127.0.0.1:${benchPort()}/mcp`,

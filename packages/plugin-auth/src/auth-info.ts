@@ -33,29 +33,56 @@ export interface AuthDetails {
   readonly principal: string;
 }
 
-/** Builds `ctx.auth` from a verified token. */
+/**
+ * Builds `ctx.auth` from a verified token: frozen (with its `scopes` and `extra`), since the same object
+ * serves every request that presents the token while its verification is remembered.
+ */
 export function toAuthInfo(
   token: string,
   verified: VerifiedToken,
   resource: URL,
   resourceMetadataUrl: string,
 ): AuthInfo {
-  const details: AuthDetails = {
+  const details: AuthDetails = Object.freeze({
     subject: verified.subject,
     issuer: verified.issuer,
     claims: verified.claims,
     principal: principalKey(verified),
-  };
-  return {
+  });
+  return Object.freeze({
     token: REDACTED_TOKEN,
     clientId: verified.clientId,
-    scopes: [...verified.scopes],
+    scopes: Object.freeze([...verified.scopes]),
     ...(verified.expiresAt !== undefined && { expiresAt: verified.expiresAt }),
     resource,
     resourceMetadataUrl,
     extra: details as unknown as Record<string, unknown>,
     [RAW]: new HeldToken(token),
-  } as AuthInfo;
+  }) as unknown as AuthInfo;
+}
+
+/**
+ * `ctx.auth` for a verified token, built once per verification result: a verifier that remembers tokens
+ * gives the same result for the same token, so a request that hits its cache allocates nothing here.
+ */
+export class AuthInfos {
+  readonly #built = new WeakMap<VerifiedToken, { readonly token: string; readonly authInfo: AuthInfo }>();
+  readonly #resource: URL;
+  readonly #resourceMetadataUrl: string;
+
+  constructor(resource: URL, resourceMetadataUrl: string) {
+    this.#resource = resource;
+    this.#resourceMetadataUrl = resourceMetadataUrl;
+  }
+
+  of(token: string, verified: VerifiedToken): AuthInfo {
+    const built = this.#built.get(verified);
+    // The same result for another token (a custom verifier may share one) gets its own AuthInfo.
+    if (built !== undefined && built.token === token) return built.authInfo;
+    const authInfo = toAuthInfo(token, verified, this.#resource, this.#resourceMetadataUrl);
+    this.#built.set(verified, { token, authInfo });
+    return authInfo;
+  }
 }
 
 /** Issuer, subject and client: the same user through the same client keeps one key across refreshed tokens. */

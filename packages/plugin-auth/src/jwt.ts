@@ -1,5 +1,4 @@
 // JWT access tokens (RFC 9068) checked against the issuer's published keys, with jose.
-import { createHash } from 'node:crypto';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -36,8 +35,8 @@ export interface JwtOptions {
   /** Timeout of a metadata or key set fetch, in milliseconds (then 503). Default 5000. */
   readonly timeoutMs?: number;
   /**
-   * How many verified tokens to remember (by SHA-256), each until its `exp` at most, so that a client's
-   * next request skips the signature check. An entry counts only while the key that verified it is still
+   * How many verified tokens to remember (in memory, never logged), each until its `exp` at most, so that
+   * a client's next request skips the signature check. An entry counts only while the key that verified it is still
    * the one the key set gives for its `kid`: a key set refetch (rotation, or `cacheMaxAgeMs`) re-verifies.
    * `0` turns it off. Default 1000.
    */
@@ -118,18 +117,30 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
 
       /** Key set fetches so far (any issuer): a cached token checked at an older count is checked again. */
       let fetches = 0;
-      /** Verified tokens by SHA-256: the result, the key that verified it, and until when (ms). */
+      /**
+       * Verified tokens: the result, the token itself, the key that verified it, and until when (ms). Keyed
+       * by the token's last {@link KEY_CHARS} characters (part of its signature), and a hit counts only when
+       * the whole token is the same: a lookup hashes a few characters, not the whole ~1 KB token, and costs
+       * no hash object (a SHA-256 per request was most of a cache hit's time and garbage).
+       */
       const verified = new Map<string, CachedToken>();
-      const remember = (digest: string, entry: CachedToken) => {
+      const remember = (entry: CachedToken) => {
         if (cacheTokens === 0) return;
-        if (verified.size >= cacheTokens) verified.delete(verified.keys().next().value as string);
-        verified.set(digest, entry);
+        const key = keyOf(entry.token);
+        if (!verified.delete(key) && verified.size >= cacheTokens) {
+          verified.delete(verified.keys().next().value as string);
+        }
+        verified.set(key, entry);
+      };
+      const lookup = (token: string): CachedToken | undefined => {
+        if (cacheTokens === 0) return undefined;
+        const hit = verified.get(keyOf(token));
+        return hit !== undefined && hit.token === token ? hit : undefined;
       };
 
       return {
         cached(token) {
-          if (cacheTokens === 0) return undefined;
-          const hit = verified.get(createHash('sha256').update(token).digest('base64url'));
+          const hit = lookup(token);
           // Only while no key set was fetched since the token was checked and its set is within its max
           // age (else `verify` asks the key set, which refetches a stale one, and compares the key).
           if (hit === undefined || Date.now() >= hit.until || hit.checkedAt !== fetches || !hit.keys.fresh) {
@@ -138,14 +149,13 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
           return hit.result;
         },
         async verify(token) {
-          const digest = cacheTokens === 0 ? '' : createHash('sha256').update(token).digest('base64url');
-          const hit = cacheTokens === 0 ? undefined : verified.get(digest);
+          const hit = lookup(token);
           if (hit !== undefined) {
             if (Date.now() < hit.until && (await stillKeyOf(hit))) {
               hit.checkedAt = fetches;
               return hit.result;
             }
-            verified.delete(digest);
+            verified.delete(keyOf(token));
           }
           let unverified: JWTPayload;
           try {
@@ -188,7 +198,7 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
             options.strictAudience === true,
           );
           if (typeof payload.exp === 'number') {
-            remember(digest, { result, keys, header, key, until: payload.exp * 1000, checkedAt: fetches });
+            remember({ token, result, keys, header, key, until: payload.exp * 1000, checkedAt: fetches });
           }
           return result;
         },
@@ -207,7 +217,16 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
   };
 }
 
+/** How many of a token's last characters key the verified-token cache (a signature has 43 or more). */
+const KEY_CHARS = 32;
+
+function keyOf(token: string): string {
+  return token.length <= KEY_CHARS ? token : token.slice(-KEY_CHARS);
+}
+
 interface CachedToken {
+  /** The whole token: a token that only ends the same is another token. */
+  readonly token: string;
   readonly result: VerifiedToken;
   readonly keys: ReturnType<typeof createRemoteJWKSet>;
   readonly header: JWTHeaderParameters;

@@ -1,8 +1,8 @@
 // authPlugin(): protected resource metadata routes, and the authenticator of the MCP endpoint.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, HttpAuthenticator, HttpAuthOutcome, Logger, PierPlugin } from '@pier/core';
-import { authDetails, toAuthInfo } from './auth-info.js';
-import { bearerChallenge, presented, refusal } from './challenge.js';
+import { AuthInfos, authDetails } from './auth-info.js';
+import { bearerChallenge, everydayToken, presented, refusal } from './challenge.js';
 import { Issues, type RejectionReason, shown, TokenRejectedError } from './errors.js';
 import { jwt } from './jwt.js';
 import { checkImplies, checkScopes, ScopePolicy } from './scopes.js';
@@ -82,7 +82,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     authorizationServers: settings.authorizationServers,
     logger: () => logger,
   });
-  const resourceUrl = new URL(resource);
+  const authInfos = new AuthInfos(new URL(resource), metadataUrl);
   const hint = (settings.challengeScopes ?? settings.requiredScopes ?? settings.scopesSupported ?? []).join(
     ' ',
   );
@@ -148,7 +148,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     let authInfo: AuthInfo;
     try {
       const verified = await verifier.verify(credentials.token);
-      authInfo = toAuthInfo(credentials.token, verified, resourceUrl, metadataUrl);
+      authInfo = authInfos.of(credentials.token, verified);
     } catch (error) {
       if (!(error instanceof TokenRejectedError)) {
         logger?.error('the token verifier failed', {
@@ -185,12 +185,19 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
 
   const authenticator: HttpAuthenticator = {
     authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome> {
+      // A token verified a moment ago, its key set unchanged: answered without waiting on anything, and
+      // without checking its syntax again (it passed when it was verified).
+      const everyday = verifier.cached && everydayToken(req, settings.maxTokenLength);
+      const known = everyday ? verifier.cached?.(everyday) : undefined;
+      if (known !== undefined) {
+        const authInfo = authInfos.of(everyday as string, known);
+        return scopeRefusal(authInfo) ?? { authInfo };
+      }
       const credentials = presented(req, settings.maxTokenLength);
-      if (credentials.kind === 'token') {
-        // A token verified a moment ago, its key set unchanged: answered without waiting on anything.
-        const known = verifier.cached?.(credentials.token);
-        if (known !== undefined) {
-          const authInfo = toAuthInfo(credentials.token, known, resourceUrl, metadataUrl);
+      if (credentials.kind === 'token' && credentials.token !== everyday) {
+        const cached = verifier.cached?.(credentials.token);
+        if (cached !== undefined) {
+          const authInfo = authInfos.of(credentials.token, cached);
           return scopeRefusal(authInfo) ?? { authInfo };
         }
       }

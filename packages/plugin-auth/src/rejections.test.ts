@@ -255,6 +255,28 @@ describe('B. token negatives: 401 invalid_token, the handler never runs', () => 
     expect(calls).toEqual(['whoami', 'whoami', 'whoami']);
   });
 
+  it("a verified token's signature under another payload is refused, the verified token still cached", async () => {
+    const r = await rig(defaults());
+    calls.length = 0;
+    const good = await mint(as, r.resource);
+    // The second request is answered from the verified-token cache, keyed by the token's last characters.
+    expect((await whoami(r.url, bearer(good))).status).toBe(200);
+    expect((await whoami(r.url, bearer(good))).status).toBe(200);
+    const [header, , signature] = good.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({
+        iss: as.issuer,
+        aud: r.resource,
+        sub: 'admin',
+        scope: 'notes:admin',
+        exp: 9999999999,
+      }),
+    ).toString('base64url');
+    expectInvalidToken(await whoami(r.url, bearer(`${header}.${forged}.${signature}`)), r);
+    expect((await whoami(r.url, bearer(good))).status).toBe(200);
+    expect(calls).toEqual(['whoami', 'whoami', 'whoami']);
+  });
+
   it('aud = [ours, foreign] is accepted by default and refused under strictAudience', async () => {
     const loose = await rig(defaults());
     const token = async (r: Rig) =>
@@ -285,6 +307,8 @@ describe('B. one method only: 400 invalid_request, the token never accepted', ()
   ])('%s', async (_, shape) => {
     const r = await rig(defaults());
     const token = await clientToken(as, CLIENTS.writer, r.resource);
+    // Negative control, and the token in the verified-token cache: its fast path checks the method too.
+    expect((await whoami(r.url, bearer(token))).status).toBe(200);
     const { headers, query } = shape(token) as { headers: Record<string, string | string[]>; query?: string };
     const { body, headers: base } = call('whoami');
     calls.length = 0;

@@ -33,7 +33,8 @@ export interface ActiveVerifier {
   verify(token: string): Promise<VerifiedToken>;
   /**
    * The token's facts when they are known without waiting (a verified-token cache hit whose key set cannot
-   * have changed since), else `undefined` and the plugin calls {@link verify}. Never throws.
+   * have changed since), else `undefined` and the plugin calls {@link verify}. Never throws. It may be
+   * asked before the token's syntax is checked: answer only for a token that {@link verify} accepted.
    */
   cached?(token: string): VerifiedToken | undefined;
   /** Throws when what verification depends on (key set, introspection endpoint) cannot be reached. */
