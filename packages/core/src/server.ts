@@ -21,7 +21,7 @@ import {
   type SkillsOption,
   validateSkillsOption,
 } from './skills.js';
-import { type StdioListenOptions, startStdioTransport } from './stdio.js';
+import type { StdioListenOptions } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
 import { InMemoryTaskStore } from './task-store.js';
 import { Tasks, type TasksOptions } from './tasks.js';
@@ -457,6 +457,8 @@ class Server implements PierServer {
       const { transport: _, ...httpOptions } = options as StreamableHttpListenOptions;
       running = await (await loadHttpTransport(httpOptions)).start(this.#host);
     } else {
+      // Loaded here: an HTTP server never loads the SDK's stdio transport.
+      const { startStdioTransport } = await import('./stdio.js');
       running = startStdioTransport(this.#host, options as StdioListenOptions, () => {
         this.logger.info('stdin ended: closing');
         this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));

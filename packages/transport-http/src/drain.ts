@@ -39,16 +39,24 @@ class TrackedExchange implements Exchange {
 
 /**
  * Counts what the server is doing so that shutdown can wait for it: requests in flight, open streams and
- * sockets. On the hot path a request costs an object and a shared listener, no closure.
+ * sockets. On the hot path a request costs a set entry and a shared listener, no closure; the exchange
+ * object the MCP endpoint needs is made only for its requests (a plugin route never streams).
  */
 export class ExchangeTracker {
   #inFlight = 0;
   #waiters: (() => void)[] = [];
   readonly #streams = new Set<TrackedExchange>();
   readonly #sockets = new Set<Socket>();
-  readonly #onClose = (exchange: TrackedExchange): void => {
-    if (exchange.end !== undefined) exchange.end = undefined;
-    if (!exchange.longLived && --this.#inFlight === 0) this.#wake();
+  /** Responses not closed yet, so that draining can mark those not started with `Connection: close`. */
+  readonly #open = new Set<ServerResponse>();
+  readonly #onClose = (res: TrackedResponse): void => {
+    this.#open.delete(res);
+    const exchange = res[EXCHANGE];
+    if (exchange !== undefined) {
+      if (exchange.end !== undefined) exchange.end = undefined;
+      if (exchange.longLived) return;
+    }
+    if (--this.#inFlight === 0) this.#wake();
   };
   readonly #listener = this.#makeListener();
 
@@ -68,12 +76,26 @@ export class ExchangeTracker {
   }
 
   /** Starts tracking a response, as a request in flight, until it closes (finished or cut). */
-  begin(res: ServerResponse): Exchange {
-    const exchange = new TrackedExchange(this.#streams);
-    (res as TrackedResponse)[EXCHANGE] = exchange;
+  begin(res: ServerResponse): void {
     this.#inFlight++;
+    this.#open.add(res);
     res.on('close', this.#listener);
+  }
+
+  /** The exchange of a response `begin` tracks, made on first use (the MCP endpoint's requests). */
+  exchange(res: ServerResponse): Exchange {
+    const tracked = res as TrackedResponse;
+    let exchange = tracked[EXCHANGE];
+    if (exchange === undefined) {
+      exchange = new TrackedExchange(this.#streams);
+      tracked[EXCHANGE] = exchange;
+    }
     return exchange;
+  }
+
+  /** Every response still open whose headers are not sent yet gets `Connection: close`. */
+  closeUnstarted(): void {
+    for (const res of this.#open) if (!res.headersSent) res.setHeader('connection', 'close');
   }
 
   /** The exchange turned out to be a long-lived stream: shutdown will end it rather than wait for it. */
@@ -112,12 +134,11 @@ export class ExchangeTracker {
     for (const socket of [...this.#sockets]) socket.destroy();
   }
 
-  /** One listener for every response: it finds its exchange on the response itself. */
+  /** One listener for every response: `close` is emitted on the response itself. */
   #makeListener(): (this: TrackedResponse) => void {
     const onClose = this.#onClose;
     return function (this: TrackedResponse) {
-      const exchange = this[EXCHANGE];
-      if (exchange !== undefined) onClose(exchange);
+      onClose(this);
     };
   }
 

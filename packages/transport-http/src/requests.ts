@@ -36,12 +36,6 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
   const { options, router, security, tracker, endpoint, logger } = context;
   let serving = true;
   let draining = false;
-  /** Responses whose headers are not sent yet: they get `Connection: close` when draining begins. */
-  const unanswered = new Set<ServerResponse>();
-  /** One listener for every response (no closure per request); `close` is emitted once per response. */
-  const forgetUnanswered = function (this: ServerResponse): void {
-    unanswered.delete(this);
-  };
 
   const routeFailed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     logger.error('HTTP route failed', {
@@ -62,13 +56,8 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const exchange = tracker.begin(res);
-    if (draining) {
-      res.setHeader('connection', 'close');
-    } else {
-      unanswered.add(res);
-      res.on('close', forgetUnanswered);
-    }
+    tracker.begin(res);
+    if (draining) res.setHeader('connection', 'close');
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
       return;
@@ -107,7 +96,7 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
           });
           return;
         }
-        endpoint.handle(req, res, exchange);
+        endpoint.handle(req, res, tracker.exchange(res));
         return;
       case 'method-not-allowed':
         sendJsonError(
@@ -131,8 +120,7 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
     beginDraining() {
       draining = true;
       // Responses still to be written close their connection too, so that clients stop reusing sockets.
-      for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
-      unanswered.clear();
+      tracker.closeUnstarted();
     },
     refuseMcp() {
       serving = false;

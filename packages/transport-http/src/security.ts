@@ -109,8 +109,9 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
     },
 
     applyCors(req, res) {
+      if (options.cors === undefined) return;
       const origin = req.headers.origin;
-      if (options.cors === undefined || origin === undefined) return;
+      if (origin === undefined) return;
       const allowed = corsAllowed(origin);
       if (allowed === undefined) return;
       res.setHeader('access-control-allow-origin', allowed);
