@@ -10,23 +10,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CpuProfile, ProfileNode } from './harness/cpu-profile.js';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
 import { PLUGIN_VARIANTS, SERVERS } from './harness/servers.js';
 import { median } from './harness/stats.js';
 import type { Era } from './load/requests.js';
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
-}
-
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
 
 const [server = 'pier', what = 'modern', secondsArg = '5'] = process.argv.slice(2);
 const [id = 'pier', program] = server.split('=');

@@ -60,6 +60,21 @@ function metadataOf(rig: Rig): string {
   const url = new URL(rig.resource);
   return `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`;
 }
+/** `token` with its payload swapped for an admin's, under the original header and signature. */
+function forgedAdmin(server: AuthServer, rig: Rig, token: string): string {
+  const [header, , signature] = token.split('.');
+  const payload = Buffer.from(
+    JSON.stringify({
+      iss: server.issuer,
+      aud: rig.resource,
+      sub: 'admin',
+      scope: 'notes:admin',
+      exp: 9999999999,
+    }),
+  ).toString('base64url');
+  return `${header}.${payload}.${signature}`;
+}
+
 function expectInvalidToken(answer: Answer, rig: Rig) {
   expect(answer.status).toBe(401);
   expect(answer.headers['cache-control']).toBe('no-store');
@@ -185,17 +200,7 @@ describe('B. token negatives: 401 invalid_token, the handler never runs', () => 
     [
       'a tampered payload',
       async (r) => {
-        const [h, , s] = (await mint(as, r.resource)).split('.');
-        const payload = Buffer.from(
-          JSON.stringify({
-            iss: as.issuer,
-            aud: r.resource,
-            sub: 'admin',
-            scope: 'notes:admin',
-            exp: 9999999999,
-          }),
-        ).toString('base64url');
-        return bearer(`${h}.${payload}.${s}`);
+        return bearer(forgedAdmin(as, r, await mint(as, r.resource)));
       },
     ],
     [
@@ -262,17 +267,7 @@ describe('B. token negatives: 401 invalid_token, the handler never runs', () => 
     // The second request is answered from the verified-token cache, keyed by the token's last characters.
     expect((await whoami(r.url, bearer(good))).status).toBe(200);
     expect((await whoami(r.url, bearer(good))).status).toBe(200);
-    const [header, , signature] = good.split('.');
-    const forged = Buffer.from(
-      JSON.stringify({
-        iss: as.issuer,
-        aud: r.resource,
-        sub: 'admin',
-        scope: 'notes:admin',
-        exp: 9999999999,
-      }),
-    ).toString('base64url');
-    expectInvalidToken(await whoami(r.url, bearer(`${header}.${forged}.${signature}`)), r);
+    expectInvalidToken(await whoami(r.url, bearer(forgedAdmin(as, r, good))), r);
     expect((await whoami(r.url, bearer(good))).status).toBe(200);
     expect(calls).toEqual(['whoami', 'whoami', 'whoami']);
   });
