@@ -13,18 +13,18 @@ import { httpTransport } from '@pier/transport-http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { otelPlugin } from './index.js';
-import { clientSpan, type HistogramPoint, type Telemetry, telemetry } from './test-otel.js';
+import {
+  clientSpan,
+  type HistogramPoint,
+  tools as sharedTools,
+  type Telemetry,
+  telemetry,
+} from './test-otel.js';
 
 const MODERN = '2026-07-28';
+/** The shared test tools (`echo`, `login` that throws, `ask`), and one whose result only the SDK writes. */
 const tools = [
-  defineTool({ name: 'echo', input: { text: z.string() }, handler: ({ text }) => text }),
-  defineTool({
-    name: 'login',
-    input: { user: z.string(), password: z.string() },
-    handler: ({ password }) => {
-      throw new Error(`wrong password ${password}`);
-    },
-  }),
+  ...sharedTools,
   defineTool({
     name: 'annotated',
     input: { text: z.string() },

@@ -154,31 +154,23 @@ cases.push({
   body: notAccepted.body,
   headers: { ...notAccepted.headers, accept: 'application/json' },
 });
-const progress = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
-progress.params._meta.progressToken = 'p1';
-cases.push({
-  name: '2026-07-28: a progress token',
-  direct: false,
-  body: JSON.stringify(progress),
-  headers: modern({ name: 'echo' }).headers,
+/** A 2026-07-28 echo call whose `_meta` also carries `extra`. */
+const withMeta = (name: string, isDirect: boolean, extra: Record<string, unknown>) => {
+  const call = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
+  Object.assign(call.params._meta, extra);
+  cases.push({
+    name,
+    direct: isDirect,
+    body: JSON.stringify(call),
+    headers: modern({ name: 'echo' }).headers,
+  });
+};
+withMeta('2026-07-28: a progress token', false, { progressToken: 'p1' });
+withMeta('2026-07-28: trace context in _meta', true, {
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  tracestate: 'vendor=1',
 });
-const traced = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
-traced.params._meta.traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-traced.params._meta.tracestate = 'vendor=1';
-cases.push({
-  name: '2026-07-28: trace context in _meta',
-  direct: true,
-  body: JSON.stringify(traced),
-  headers: modern({ name: 'echo' }).headers,
-});
-const badTrace = JSON.parse(modern({ name: 'echo', arguments: { text: 'hi' } }).body);
-badTrace.params._meta.traceparent = 42;
-cases.push({
-  name: '2026-07-28: a traceparent that is not a string',
-  direct: false,
-  body: JSON.stringify(badTrace),
-  headers: modern({ name: 'echo' }).headers,
-});
+withMeta('2026-07-28: a traceparent that is not a string', false, { traceparent: 42 });
 const mismatch = modern({ name: 'echo', arguments: { text: 'hi' } });
 cases.push({
   name: '2026-07-28: Mcp-Name names another tool',
