@@ -603,11 +603,17 @@ function isTransport(value: unknown): value is PierTransport {
 
 function validateEventBus(bus: unknown): void {
   if (bus === undefined) return;
-  const { publish, subscribe } = (bus ?? {}) as Partial<EventBus>;
+  const { publish, subscribe, flush } = (bus ?? {}) as Partial<EventBus>;
   if (typeof publish !== 'function' || typeof subscribe !== 'function') {
     throw new PierError(
       'OPTIONS_INVALID',
       `createServer: eventBus must have publish(event) and subscribe(listener) methods (got ${describe(bus)})`,
+    );
+  }
+  if (flush !== undefined && typeof flush !== 'function') {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: eventBus.flush must be a function when given (got ${describe(flush)})`,
     );
   }
 }

@@ -392,9 +392,47 @@ describe('a replaced event bus (the seam replicas share)', () => {
     expect(updates).toEqual([]);
   });
 
+  it('notifyResourceUpdated waits for the bus’s flush (the event left the process); a failing flush is logged, never thrown', async () => {
+    const local = new InMemoryServerEventBus();
+    let release: () => void = () => {};
+    let flushes = 0;
+    let failing = false;
+    const bus: EventBus = {
+      publish: (event) => local.publish(event),
+      subscribe: (listener) => local.subscribe(listener),
+      flush: () => {
+        flushes++;
+        if (failing) return Promise.reject(new Error('broker gone'));
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    };
+    const server = serve(true, bus);
+    let done = false;
+    const notified = server.notifyResourceUpdated('app://status').then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(flushes).toBe(1);
+    expect(done).toBe(false);
+    release();
+    await notified;
+    expect(done).toBe(true);
+    failing = true;
+    await expect(server.notifyResourceUpdated('app://status')).resolves.toBeUndefined();
+    expect(flushes).toBe(2);
+  });
+
   it('createServer refuses an eventBus without publish and subscribe', () => {
     expect(() =>
       createServer(defineServer({ name: 'x', version: '1.0.0' }), { eventBus: {} as never }),
     ).toThrow(/eventBus must have publish\(event\) and subscribe\(listener\)/);
+    const bus = new InMemoryServerEventBus();
+    expect(() =>
+      createServer(defineServer({ name: 'x', version: '1.0.0' }), {
+        eventBus: { publish: (e) => bus.publish(e), subscribe: (l) => bus.subscribe(l), flush: 1 as never },
+      }),
+    ).toThrow(/eventBus\.flush must be a function when given \(got 1\)/);
   });
 });

@@ -26,6 +26,8 @@ export class ResourceUpdates {
   readonly #connections = new Map<McpServer, 'modern' | 'legacy' | undefined>();
   readonly #logger: Logger;
   readonly #bus: EventBus;
+  /** The bus's optional `flush`, read once. */
+  readonly #flush: EventBus['flush'];
   /** Deliveries started by the event being published right now (the in-memory bus is synchronous). */
   #deliveries: Promise<void>[] | undefined;
   readonly #unsubscribe: () => void;
@@ -33,6 +35,7 @@ export class ResourceUpdates {
   constructor(logger: Logger, bus: EventBus) {
     this.#logger = logger;
     this.#bus = bus;
+    this.#flush = typeof bus.flush === 'function' ? bus.flush : undefined;
     this.#unsubscribe = bus.subscribe((event) => this.#deliver(event));
   }
 
@@ -102,13 +105,17 @@ export class ResourceUpdates {
     await this.publish({ kind: 'resource_updated', uri });
   }
 
-  /** Publishes `event`; resolves once the deliveries it started in this process are done. */
+  /**
+   * Publishes `event`; resolves once the deliveries it started in this process are done and the bus says
+   * the event left this process (its optional `flush`).
+   */
   async publish(event: BusEvent): Promise<void> {
     const outer = this.#deliveries;
     const started: Promise<void>[] = [];
     this.#deliveries = started;
     try {
       this.#bus.publish(event);
+      if (this.#flush !== undefined) started.push(this.#flushed());
     } catch (error) {
       // The contract says publish never throws; a bus that does must not break the caller.
       this.#logger.warn('event bus publish failed', { kind: event.kind, error: messageOf(error) });
@@ -116,6 +123,15 @@ export class ResourceUpdates {
       this.#deliveries = outer;
     }
     await Promise.all(started);
+  }
+
+  /** The bus's `flush`, which must not reject: one that does is logged, never thrown at the caller. */
+  async #flushed(): Promise<void> {
+    try {
+      await this.#flush?.call(this.#bus);
+    } catch (error) {
+      this.#logger.warn('event bus flush failed', { error: messageOf(error) });
+    }
   }
 
   /** Stops listening to the bus (the server closed). */

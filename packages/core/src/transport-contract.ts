@@ -7,12 +7,20 @@ import type { Logger } from './logger.js';
 
 /**
  * Carries change events (`resource_updated`, `*_list_changed`) from whoever raises them to every open
- * connection that should hear them: the SDK's `ServerEventBus`, two methods. Pier's default lives in
- * memory; a multi-replica deployment passes one backed by a shared broker (`@pier/redis`) to
- * `createServer(…, { eventBus })`. `publish` must not throw, and must not echo an event back to the
- * listener that published it from inside that listener.
+ * connection that should hear them: the SDK's `ServerEventBus`, two methods, plus an optional `flush`.
+ * Pier's default lives in memory; a multi-replica deployment passes one backed by a shared broker
+ * (`@pier/redis`) to `createServer(…, { eventBus })`. `publish` must not throw, and must not echo an event
+ * back to the listener that published it from inside that listener.
  */
-export type EventBus = ServerEventBus;
+export interface EventBus extends ServerEventBus {
+  /**
+   * Optional. Resolves once every event published so far has left this process (written to the broker's
+   * connection; not necessarily acknowledged), or at once when it cannot leave now (the broker is away and
+   * the bus keeps it queued). Never rejects. `notifyResourceUpdated` and the list-changed notifications
+   * wait for it, so a tool that awaits them answers after its event is on its way to the other replicas.
+   */
+  flush?(): Promise<void>;
+}
 
 /** An event on the {@link EventBus}. */
 export type BusEvent = ServerEvent;

@@ -1,5 +1,6 @@
 // The Redis event bus against a real redis-server: delivery between buses, no echoes, publish that never
 // throws, the bounded offline queue, replay after a reconnect, and a gap that is reported, not silent.
+import { Socket } from 'node:net';
 import type { BusEvent } from '@pier/core/transport';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PierRedisError, type RedisEventBus, type RedisEventBusOptions, redisEventBus } from './index.js';
@@ -71,6 +72,44 @@ describe('redisEventBus between two replicas', () => {
     expect([...a.errors, ...b.errors]).toEqual([]);
   });
 
+  it('flush resolves once the events were written to Redis’s connection; a plain await resolves before (the control)', async () => {
+    const stream = fresh();
+    const a = bus({ stream, nodeId: 'a' });
+    const b = bus({ stream, nodeId: 'b' });
+    await Promise.all([a.ready, b.ready]);
+    // How many XADDs this process has written to a socket so far.
+    let written = 0;
+    const write = Socket.prototype.write;
+    Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('latin1');
+      written += text.split('XADD').length - 1;
+      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof Socket.prototype.write;
+    const seen: Record<string, number[]> = {};
+    let published = 0;
+    try {
+      for (const [name, settle] of [
+        ['plain await', () => Promise.resolve()],
+        ['flush', () => a.flush()],
+      ] as const) {
+        seen[name] = [];
+        // One event, then three in a row (the last two queue behind the first one's unacknowledged write).
+        for (const count of [1, 3]) {
+          const before = written;
+          for (let n = 0; n < count; n++)
+            a.publish({ kind: 'resource_updated', uri: `notes://${++published}` });
+          await settle();
+          seen[name].push(written - before);
+          await until(() => written - before === count && a.queued === 0, 'the XADDs written');
+        }
+      }
+    } finally {
+      Socket.prototype.write = write;
+    }
+    expect(seen).toEqual({ 'plain await': [0, 0], flush: [1, 3] });
+    await until(() => b.heard.length === published, 'the events on b');
+  });
+
   it('does not deliver what was published before it was ready', async () => {
     const stream = fresh();
     const a = bus({ stream, nodeId: 'a' });
@@ -113,6 +152,8 @@ describe('redisEventBus when Redis is unreachable', () => {
     expect(heard).toHaveLength(10);
     expect(lonely.queued).toBe(3);
     expect(lonely.connected).toBe(false);
+    // Nothing can leave: flush does not wait for Redis.
+    await expect(lonely.flush()).resolves.toBeUndefined();
     expect(errors.map((error) => error.code)).toContain('REDIS_QUEUE_FULL');
     const check = await lonely.healthCheck().check({ signal: AbortSignal.timeout(1_000) });
     expect(check.status).toBe('unhealthy');

@@ -54,6 +54,12 @@ export interface RedisEventBus extends EventBus {
   readonly connected: boolean;
   /** Events waiting in memory for Redis to come back. */
   readonly queued: number;
+  /**
+   * Resolves once every event published so far was written to Redis's connection (not yet acknowledged),
+   * at once while Redis is away or the bus is closed, after at most 250 ms behind a write Redis has not
+   * acknowledged yet. Never rejects. `notifyResourceUpdated` awaits it.
+   */
+  flush(): Promise<void>;
   /** A `redis` check for `healthPlugin`, non-critical unless asked: a Redis outage degrades, never fails, readiness. */
   healthCheck(options?: RedisHealthCheckOptions): RedisHealthCheck;
   /** Stops reading, closes the clients the bus made. Idempotent. */
@@ -62,6 +68,8 @@ export interface RedisEventBus extends EventBus {
 
 const VERSION = '1';
 const RECENT_URIS = 1_000;
+/** The longest `flush` waits for events queued behind a write that Redis has not acknowledged yet. */
+const FLUSH_WAIT_MS = 250;
 /** The most events sent in one write. */
 const FLUSH_BATCH = 256;
 
@@ -92,6 +100,8 @@ class StreamEventBus implements RedisEventBus {
   readonly #queue: string[] = [];
   /** Resource URIs seen lately, re-announced after a gap (an update is a hint: a spurious one costs a re-read). */
   readonly #recentUris = new Set<string>();
+  /** `flush` callers waiting for the queue to be handed to the writer (resolved a write turn later). */
+  #handedOff: (() => void)[] = [];
   #writer: RedisClientLike | undefined;
   #reader: RedisClientLike | undefined;
   #ownsWriter = false;
@@ -146,6 +156,28 @@ class StreamEventBus implements RedisEventBus {
     this.#flush();
   }
 
+  /**
+   * Resolves once every event published so far was written to Redis's connection (not yet acknowledged),
+   * at once while Redis is away (the events wait in the queue) or the bus is closed, and after at most
+   * 250 ms behind a write Redis has not acknowledged yet. Core awaits
+   * it in `notifyResourceUpdated`: a tool that awaits that answers after its event left, not before, so the
+   * event does not wait behind the answer for node-redis's next write turn.
+   */
+  flush(): Promise<void> {
+    if (this.#closed || this.#writer?.isReady !== true) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.#queue.length === 0) {
+        // Handed to node-redis already, which writes on its own `setImmediate`, queued before this one.
+        setImmediate(resolve);
+      } else {
+        // Behind a write still waiting for Redis's acknowledgement: bounded, a slow Redis never holds a
+        // tool's answer for long.
+        this.#handedOff.push(resolve);
+        setTimeout(resolve, FLUSH_WAIT_MS).unref();
+      }
+    });
+  }
+
   healthCheck(options: RedisHealthCheckOptions = {}): RedisHealthCheck {
     return redisHealthCheck(() => this.#writer, {
       ...options,
@@ -161,6 +193,7 @@ class StreamEventBus implements RedisEventBus {
     if (this.#closed) return this.#loop;
     this.#closed = true;
     this.#queue.length = 0;
+    this.#release();
     // destroy() fails the blocking XREAD at once; close() would wait for it.
     try {
       this.#reader?.destroy();
@@ -327,7 +360,9 @@ class StreamEventBus implements RedisEventBus {
           // order): events raised together cost one round trip, not one each.
           const batch = this.#queue.splice(0, FLUSH_BATCH);
           this.#sending = batch.length;
-          const written = await Promise.allSettled(batch.map((m) => writer.xAdd(stream, '*', { m }, trim)));
+          const settled = Promise.allSettled(batch.map((m) => writer.xAdd(stream, '*', { m }, trim)));
+          if (this.#queue.length === 0) this.#release();
+          const written = await settled;
           this.#sending = 0;
           const failed = batch.filter((_, index) => written[index]?.status === 'rejected');
           if (failed.length > 0) {
@@ -347,10 +382,22 @@ class StreamEventBus implements RedisEventBus {
         );
       } finally {
         this.#flushing = false;
+        // Whatever is still queued now waits for Redis: nobody waits for it.
+        if (!writer.isReady || this.#closed) this.#release();
       }
       // More may have arrived while we wrote; a failure waits for the writer's next `ready`.
       if (writer.isReady && this.#queue.length > 0) this.#flush();
     })();
+  }
+
+  /** Resolves the waiting `flush` calls one write turn from now (node-redis writes on `setImmediate`). */
+  #release(): void {
+    if (this.#handedOff.length === 0) return;
+    const waiting = this.#handedOff;
+    this.#handedOff = [];
+    setImmediate(() => {
+      for (const resolve of waiting) resolve();
+    });
   }
 
   /** Tells local listeners that anything may have changed: every list, and the URIs seen lately. */
