@@ -15,7 +15,12 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 
 const done = (callback: (result: ExportResult) => void) => callback({ code: ExportResultCode.SUCCESS });
 
@@ -30,7 +35,11 @@ export async function registerNoopSdk(): Promise<void> {
   propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
   );
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
+  const processor =
+    process.env.BENCH_OTEL_SPANS === 'simple'
+      ? new SimpleSpanProcessor(spans)
+      : new BatchSpanProcessor(spans);
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [processor] }));
   metrics.setGlobalMeterProvider(
     new MeterProvider({
       readers: [new PeriodicExportingMetricReader({ exporter: measurements, exportIntervalMillis: 5_000 })],
