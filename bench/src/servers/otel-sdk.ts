@@ -1,6 +1,7 @@
 // The OpenTelemetry SDK as an application registers it, exporting nowhere: what `pier-otel-sdk` measures is
 // the cost of recording (spans built and ended through a batch processor, histograms aggregated), not of
-// shipping them.
+// shipping them. Spans go through a `BatchSpanProcessor`, as with `NodeSDK` and every OTLP setup;
+// `BENCH_OTEL_SPANS=simple` uses a `SimpleSpanProcessor` instead (not cheaper: see PROFILE.md, issue 20).
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
