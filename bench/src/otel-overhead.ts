@@ -4,11 +4,18 @@
 // see servers/otel-sdk.ts). CPU time of the loop divided by the calls. Compared with Pier's server CPU per
 // tools/call from RESULTS.md, this is the added share; unlike a load test it does not depend on what else
 // the shared machine runs. `floor` measures the OpenTelemetry SDK alone (one span, one histogram record):
-// what no instrumentation of a call can go below.
-import { execFileSync } from 'node:child_process';
+// what no instrumentation of a call can go below. `instructions` counts instructions per call of whole
+// servers under valgrind (load-independent).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpObserver, ObservedRequest, PluginContext } from '@pier/core';
 import { otelPlugin } from '@pier/plugin-otel';
+import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
+import { legacyEcho, modernEcho } from './load/requests.js';
 
 const [mode, callsArg] = process.argv.slice(2);
 
@@ -131,6 +138,22 @@ if (mode === 'none' || mode === 'api' || mode === 'sdk') {
   process.exit(0);
 }
 
+if (mode === 'instructions') {
+  // `pnpm otel-overhead instructions [server[:era]] …`: instructions per tools/call, counted by valgrind's
+  // callgrind in the server's main thread (JavaScript, builtins, V8's runtime, main-thread GC) over 3,000
+  // calls after 10,000 of warm-up, 8 keep-alive connections. Unlike CPU time, the count does not depend on
+  // what else the shared machine runs (±1 % from run to run here). Needs `valgrind` on PATH.
+  const servers = process.argv.slice(3);
+  for (const arg of servers.length > 0 ? servers : ['pier-sdk', 'pier-otel-floor', 'pier-otel-sdk']) {
+    const [id = '', era = 'modern'] = arg.split(':');
+    const spec = PLUGIN_VARIANTS.find((s) => s.id === id) ?? SERVERS.find((s) => s.id === id);
+    if (spec === undefined) throw new Error(`unknown server ${id}`);
+    const perCall = await instructionsPerCall(spec, era === 'legacy' ? 'legacy' : 'modern', 10_000, 3_000);
+    console.log(`${arg}: ${(perCall / 1000).toFixed(1)} k instructions per tools/call (main thread)`);
+  }
+  process.exit(0);
+}
+
 const calls = Number(mode ?? 200_000);
 const LABELS: Record<string, string> = {
   none: 'an empty observer (the loop itself)',
@@ -146,5 +169,80 @@ for (const setup of ['none', 'api', 'sdk', 'floor']) {
     console.log(
       `${LABELS[setup]}, ${shape}: ${us.toFixed(2)} µs per ${setup === 'floor' ? 'call' : 'tools/call'}`,
     );
+  }
+}
+
+/** Instructions per call in the main thread of `spec`'s server run under callgrind (see `instructions`). */
+async function instructionsPerCall(
+  spec: ServerSpec,
+  era: 'modern' | 'legacy',
+  warmUp: number,
+  measured: number,
+): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'pier-callgrind-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${join(dir, 'cg.out')}`,
+      process.execPath,
+      spec.program,
+    ],
+    { env: { ...process.env, ...spec.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const request = (path: string, method: string, headers: Record<string, string>, body?: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, agent, path, method, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    const started = Date.now();
+    for (;;) {
+      if (Date.now() - started > 300_000)
+        throw new Error(`${spec.id} did not start under valgrind\n${stderr}`);
+      if ((await request(spec.live, 'GET', {}).catch(() => 0)) === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    let id = 0;
+    const load = async (count: number) => {
+      let left = count;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (left-- > 0) {
+            const { headers, body } = era === 'modern' ? modernEcho(++id) : legacyEcho(++id);
+            const status = await request('/mcp', 'POST', headers, body);
+            if (status !== 200) throw new Error(`${spec.id}: HTTP ${status}`);
+          }
+        }),
+      );
+    };
+    await load(warmUp);
+    execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
+    await load(measured);
+    execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' });
+    let main = 0;
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(join(dir, name), 'utf8');
+      const total = /^totals: (\d+)/m.exec(text);
+      if (total !== null && /^thread: 1$/m.test(text)) main += Number(total[1]);
+    }
+    return main / measured;
+  } finally {
+    agent.destroy();
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   }
 }

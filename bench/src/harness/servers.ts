@@ -23,7 +23,8 @@ export type ServerId =
   | 'pier-sdk'
   | 'pier-observer'
   | 'pier-otel-sdk-traces'
-  | 'pier-otel-sdk-metrics';
+  | 'pier-otel-sdk-metrics'
+  | 'pier-otel-floor';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -154,6 +155,10 @@ const OTEL_VARIANTS = {
   'pier-observer': ['observer', 'Pier + an observer that only dispatches (core’s observer seam alone)'],
   'pier-otel-sdk-traces': ['sdk-traces', 'Pier + otelPlugin({ metrics: false }), SDK with no-op exporters'],
   'pier-otel-sdk-metrics': ['sdk-metrics', 'Pier + otelPlugin({ traces: false }), SDK with no-op exporters'],
+  'pier-otel-floor': [
+    'sdk-floor',
+    'Pier + the SDK floor of one span and one record (no plugin), no-op exporters',
+  ],
 } as const;
 export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
   ([id, [mode, label]]) => ({

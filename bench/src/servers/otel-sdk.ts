@@ -1,6 +1,7 @@
 // The OpenTelemetry SDK as an application registers it, exporting nowhere: what `pier-otel-sdk` measures is
 // the cost of recording (spans built and ended through a batch processor, histograms aggregated), not of
-// shipping them.
+// shipping them. Spans go through a `BatchSpanProcessor`, as with `NodeSDK` and every OTLP setup;
+// `BENCH_OTEL_SPANS=simple` uses a `SimpleSpanProcessor` instead (not cheaper: see PROFILE.md, issue 20).
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
@@ -15,7 +16,12 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 
 const done = (callback: (result: ExportResult) => void) => callback({ code: ExportResultCode.SUCCESS });
 
@@ -30,7 +36,11 @@ export async function registerNoopSdk(): Promise<void> {
   propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
   );
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(spans)] }));
+  const processor =
+    process.env.BENCH_OTEL_SPANS === 'simple'
+      ? new SimpleSpanProcessor(spans)
+      : new BatchSpanProcessor(spans);
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [processor] }));
   metrics.setGlobalMeterProvider(
     new MeterProvider({
       readers: [new PeriodicExportingMetricReader({ exporter: measurements, exportIntervalMillis: 5_000 })],

@@ -11,7 +11,8 @@
 // `BENCH_OTEL=api` adds `otelPlugin()` with no OpenTelemetry SDK; `BENCH_OTEL=sdk` registers the SDK first
 // (context manager, W3C propagators, tracer and meter providers) with exporters that drop everything;
 // `BENCH_OTEL=sdk-only` registers that SDK without the plugin; `sdk-traces` and `sdk-metrics` register it with
-// the plugin recording only spans or only metrics.
+// the plugin recording only spans or only metrics. `BENCH_OTEL=sdk-floor` registers it with, instead of the
+// plugin, the least any instrumentation records per call (otel-floor.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
@@ -89,12 +90,14 @@ const otelPlugins: PierPlugin[] =
     ? []
     : otel === 'observer'
       ? [emptyObserver]
-      : [
-          (await import('@pier/plugin-otel')).otelPlugin({
-            ...(otel === 'sdk-traces' && { metrics: false }),
-            ...(otel === 'sdk-metrics' && { traces: false }),
-          }),
-        ];
+      : otel === 'sdk-floor'
+        ? [(await import('./otel-floor.js')).floorPlugin()]
+        : [
+            (await import('@pier/plugin-otel')).otelPlugin({
+              ...(otel === 'sdk-traces' && { metrics: false }),
+              ...(otel === 'sdk-metrics' && { traces: false }),
+            }),
+          ];
 
 @MCPServer({
   name: 'bench-pier',

@@ -275,7 +275,14 @@ export function observeRequest(
 
 /** Tells each observer how a request ended; one that throws breaks nothing. */
 export function finishRequest(finishes: readonly Finish[], outcome: ObservedOutcome, logger: Logger): void {
-  for (const finish of finishes) safely(logger, () => finish(outcome));
+  // Called for every observed request: no closure per callback.
+  for (const finish of finishes) {
+    try {
+      finish(outcome);
+    } catch (error) {
+      logger.warn('a request observer failed', { error: messageOf(error) });
+    }
+  }
 }
 
 function safely(logger: Logger, fn: () => void): void {
