@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lazyRequest } from './web.js';
 
@@ -55,6 +56,77 @@ describe('lazyRequest', () => {
       aborted: false,
       clonedMethod: 'POST',
     });
+  });
+
+  it('gives headers that read as a real Headers of the same request does, by every method', async () => {
+    let seen: Record<string, unknown> = {};
+    const base = await serve((req, res) => {
+      const lazy = () => lazyRequest(req, 'http://fallback.invalid', res).headers;
+      const real = new Request(`${base}/mcp`, { method: 'POST', headers: lazy() }).headers;
+      const headers = lazy();
+      const reads = (h: Headers) => ({
+        get: ['X-Pier-Test', 'x-repeated', 'accept', 'content-length', 'connection', 'x-absent'].map((n) =>
+          h.get(n),
+        ),
+        has: ['x-pier-test', 'transfer-encoding', 'x-absent'].map((n) => h.has(n)),
+        invalid: (() => {
+          try {
+            return h.get('bad name');
+          } catch (error) {
+            return (error as Error).name;
+          }
+        })(),
+      });
+      const changed = lazy();
+      changed.set('x-pier-test', 'changed');
+      changed.append('x-added', '1');
+      changed.delete('accept');
+      const visited: string[] = [];
+      lazy().forEach((value, key, parent) => {
+        if (parent instanceof Headers) visited.push(`${key}=${value}`);
+      });
+      seen = {
+        instance: headers instanceof Headers,
+        lazy: reads(headers),
+        real: reads(real),
+        entries: [...lazy()],
+        realEntries: [...real],
+        keys: [...lazy().keys()].join(),
+        copied: Object.fromEntries(new Headers(lazy())),
+        visited: visited.length === [...real].length,
+        changed: [changed.get('x-pier-test'), changed.get('x-added'), changed.has('accept')],
+        // The change stays on that one object: node's request is untouched.
+        node: req.headers['x-pier-test'],
+        inspected: inspect(lazy()),
+      };
+      res.end('ok');
+    });
+    const response = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: [
+        ['x-pier-test', 'yes'],
+        ['x-repeated', 'a'],
+        ['x-repeated', 'b'],
+        ['accept', 'application/json'],
+        ['content-type', 'application/json'],
+      ],
+      body: '{}',
+    });
+    expect(await response.text()).toBe('ok');
+    expect(seen.instance).toBe(true);
+    expect(seen.lazy).toEqual(seen.real);
+    expect(seen.lazy).toEqual({
+      get: ['yes', 'a, b', 'application/json', null, null, null],
+      has: [true, false, false],
+      invalid: 'TypeError',
+    });
+    expect(seen.entries).toEqual(seen.realEntries);
+    expect(seen.keys).toBe((seen.realEntries as [string, string][]).map(([key]) => key).join());
+    expect(seen.copied).toEqual(Object.fromEntries(seen.realEntries as [string, string][]));
+    expect(seen.visited).toBe(true);
+    expect(seen.changed).toEqual(['changed', '1', false]);
+    expect(seen.node).toBe('yes');
+    expect(seen.inspected).toMatch(/^Headers {[^]*'x-pier-test': 'yes'/);
   });
 
   it('aborts its signal when the client goes away before the answer, not after it', async () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { type InspectOptions, inspect } from 'node:util';
 import type { Exchange } from './drain.js';
 
 /** Hop-by-hop and body-framing headers: node sets these itself on both sides. */
@@ -55,7 +56,7 @@ const LAZY_HANDLER: ProxyHandler<LazyTarget> = {
     // What the SDK reads on every exchange is answered without building the real Request.
     if (property === 'method') return state.req.method ?? 'GET';
     if (property === 'headers') {
-      state.headers ??= state.real?.headers ?? new Headers(webHeaders(state.req));
+      state.headers ??= state.real?.headers ?? nodeHeaders(state.req);
       return state.headers;
     }
     if (property === 'signal') {
@@ -103,6 +104,105 @@ function abortedOnDisconnect(res: ServerResponse | undefined): AbortSignal {
     });
   }
   return controller.signal;
+}
+
+const NODE = Symbol('pier.nodeHeaders');
+
+interface NodeHeadersState {
+  readonly req: IncomingMessage;
+  real?: Headers;
+}
+
+type NodeHeaders = Headers & { readonly [NODE]: NodeHeadersState };
+
+/**
+ * Web `Headers` over node's `req.headers`. `get` and `has`, what the SDK and observers ask per request,
+ * read node's object directly; anything else (iteration, a change) goes to a real `Headers` copied on
+ * first use. Copying every header costs about a sixth of a direct call, and most requests never need it.
+ * It passes `instanceof Headers` (undici's constructor never runs for it: every method is replaced here),
+ * and undici takes it wherever it takes headers, by iterating it.
+ */
+const NODE_HEADERS: Omit<Headers, typeof Symbol.iterator> & ThisType<NodeHeaders> = Object.create(
+  Headers.prototype,
+);
+Object.assign(NODE_HEADERS, {
+  get(this: NodeHeaders, name: string): string | null {
+    const state = this[NODE];
+    if (state.real !== undefined) return state.real.get(name);
+    return nodeValue(state.req, name) ?? absent(name, 'get', null);
+  },
+  has(this: NodeHeaders, name: string): boolean {
+    const state = this[NODE];
+    if (state.real !== undefined) return state.real.has(name);
+    return nodeValue(state.req, name) !== undefined || absent(name, 'has', false);
+  },
+  set(this: NodeHeaders, name: string, value: string): void {
+    realHeaders(this[NODE]).set(name, value);
+  },
+  append(this: NodeHeaders, name: string, value: string): void {
+    realHeaders(this[NODE]).append(name, value);
+  },
+  delete(this: NodeHeaders, name: string): void {
+    realHeaders(this[NODE]).delete(name);
+  },
+  getSetCookie(this: NodeHeaders): string[] {
+    return realHeaders(this[NODE]).getSetCookie();
+  },
+  forEach(
+    this: NodeHeaders,
+    callback: (value: string, key: string, parent: Headers) => void,
+    thisArg?: unknown,
+  ): void {
+    realHeaders(this[NODE]).forEach((value, key) => callback.call(thisArg, value, key, this));
+  },
+  entries(this: NodeHeaders) {
+    return realHeaders(this[NODE]).entries();
+  },
+  keys(this: NodeHeaders) {
+    return realHeaders(this[NODE]).keys();
+  },
+  values(this: NodeHeaders) {
+    return realHeaders(this[NODE]).values();
+  },
+  [Symbol.iterator](this: NodeHeaders) {
+    return realHeaders(this[NODE]).entries();
+  },
+  // `console.log(headers)`: undici's own inspector reads the list this object does not have.
+  [inspect.custom](this: NodeHeaders, _depth: number, options: InspectOptions) {
+    return inspect(realHeaders(this[NODE]), options);
+  },
+});
+
+/** The request's headers as web `Headers`, read from node's on demand (see `NODE_HEADERS`). */
+function nodeHeaders(req: IncomingMessage): Headers {
+  const headers = Object.create(NODE_HEADERS) as { [NODE]: NodeHeadersState };
+  headers[NODE] = { req };
+  return headers as unknown as Headers;
+}
+
+function realHeaders(state: NodeHeadersState): Headers {
+  state.real ??= new Headers(webHeaders(state.req));
+  return state.real;
+}
+
+/** RFC 9110's token: what a real `Headers` accepts as a name. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** What a real `Headers` answers for a name it does not hold: `answer`, or a TypeError for an invalid name. */
+function absent<T>(name: string, method: string, answer: T): T {
+  if (!HEADER_NAME.test(String(name))) {
+    throw new TypeError(`Headers.${method}: "${String(name)}" is an invalid header name.`);
+  }
+  return answer;
+}
+
+/** A header's value as the real `Headers` would give it, or `undefined` when node has none of that name. */
+function nodeValue(req: IncomingMessage, name: string): string | undefined {
+  const key = typeof name === 'string' ? name.toLowerCase() : String(name).toLowerCase();
+  if (SKIPPED_REQUEST_HEADERS.has(key)) return undefined;
+  const value = req.headers[key];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.join(', ');
 }
 
 /** Node's request headers as web headers: hop-by-hop and body-framing ones left out, repeats joined. */
