@@ -7,7 +7,7 @@ import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { pathOf, type Router } from './routing.js';
-import { requestHost, type Security } from './security.js';
+import type { Security } from './security.js';
 
 /** What request handling is built from. */
 export interface RequestHandlingContext {
@@ -58,12 +58,11 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     tracker.begin(res);
     if (draining) res.setHeader('connection', 'close');
-    const host = requestHost(req);
-    if (host === undefined && req.httpVersion === '1.1') {
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
       sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
       return;
     }
-    const refusal = security.refusal(req, host);
+    const refusal = security.refusal(req);
     if (refusal !== undefined) {
       sendJsonError(res, 403, JSONRPC.serverError, refusal);
       return;

@@ -20,8 +20,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const fakeRequest = (headers: Record<string, string>) =>
-  ({ headers, rawHeaders: Object.entries(headers).flat() }) as unknown as IncomingMessage;
+const fakeRequest = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 const tools = modernRequest('tools/list');
 
 describe('DNS rebinding protection on a loopback bind', () => {
@@ -160,7 +159,6 @@ describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
     const security = createSecurity(resolveHttpOptions({ host: '0.0.0.0' }));
     const request = {
       headers: { host: 'a.example' },
-      rawHeaders: ['Host', 'a.example'],
       url: 'http://b.example/health',
     } as unknown as IncomingMessage;
     expect(security.refusal(request)).toBeUndefined();

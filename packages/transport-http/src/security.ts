@@ -7,11 +7,8 @@ import { authorityOf } from './routing.js';
 
 /** Host/Origin validation (DNS rebinding protection) and CORS, decided once per server. */
 export interface Security {
-  /**
-   * Why the request must be refused with 403, or `undefined` when it may proceed. `host` is the request's
-   * `Host` when the caller has read it already ({@link requestHost}).
-   */
-  refusal(req: IncomingMessage, host?: string): string | undefined;
+  /** Why the request must be refused with 403, or `undefined` when it may proceed. */
+  refusal(req: IncomingMessage): string | undefined;
   /** Adds the CORS response headers when CORS is on and the request's `Origin` may read the answer. */
   applyCors(req: IncomingMessage, res: ServerResponse): void;
   /** Answers a CORS preflight for a path whose methods are `allow`; `false` when `req` is no preflight. */
@@ -89,9 +86,9 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
   };
 
   return {
-    refusal(req, host = requestHost(req)) {
+    refusal(req) {
       if (checkHost) {
-        const refusal = hostRefusal(host);
+        const refusal = hostRefusal(req.headers.host);
         if (refusal !== undefined) return refusal;
         // An absolute-form target (`GET http://evil.example/mcp`) names the request's host itself (RFC 9112
         // §3.2.2 says it wins over Host), so it must be an allowed host as well.
@@ -103,7 +100,7 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
         }
       }
       if (checkOrigin) {
-        const origin = requestOrigin(req);
+        const origin = req.headers.origin;
         if (origin !== undefined && origin !== '' && !originAllowed(origin)) {
           return `Forbidden: Origin "${clip(origin)}" is not allowed`;
         }
@@ -155,35 +152,6 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
       return true;
     },
   };
-}
-
-/**
- * The request's `Host` as `req.headers.host` gives it (the first one sent), read from node's raw header
- * list: a request that needs no other header (a health probe) then never has node build `req.headers`.
- */
-export function requestHost(req: IncomingMessage): string | undefined {
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 4 && (name === 'Host' || name === 'host' || name.toLowerCase() === 'host')) {
-      return raw[i + 1];
-    }
-  }
-  return undefined;
-}
-
-/** The request's `Origin` as `req.headers.origin` gives it (repeats joined with ", "), from the raw list. */
-function requestOrigin(req: IncomingMessage): string | undefined {
-  const raw = req.rawHeaders;
-  let origin: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 6 && (name === 'Origin' || name === 'origin' || name.toLowerCase() === 'origin')) {
-      const value = raw[i + 1] as string;
-      origin = origin === undefined ? value : `${origin}, ${value}`;
-    }
-  }
-  return origin;
 }
 
 /** Whether `host` (a bind address or name) only accepts connections from this machine. */
