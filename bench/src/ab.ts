@@ -3,11 +3,13 @@
 // so that a drift of the shared machine hits every figure alike. Prints the median µs per request and
 // each scenario's ratio to the first one.
 // `pier@DIR` runs the Pier server with `@pier/transport-http` loaded from DIR (a saved `dist/`, say the
-// build before a change; keep it inside bench/ so that its imports resolve).
+// build before a change; keep it inside bench/ so that its imports resolve). A DIR named after another
+// package (`dist/.before/core`, `dist/.before/plugin-health`) replaces that package instead, and several
+// joined with `+` replace several (`pier@dist/.before/core+dist/.before/transport-http`).
 // `pier=PROGRAM` runs another build of the whole server program instead (say bench/dist/servers/pier.js of a
 // checkout of the commit before a change, built there), and an era starting with `/` loads that GET path.
 // Example: pnpm ab 4 3 pier@dist/.before/transport-http:modern pier:modern sdk-v1:legacy pier:/health/ready
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
@@ -30,6 +32,19 @@ const scenarios = args
   });
 if (scenarios.length === 0) throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era> ...');
 
+/** Pier packages a saved build may replace; a DIR named otherwise is taken for `@pier/transport-http`. */
+const PACKAGES = new Set(['core', 'transport-http', 'plugin-health', 'plugin-auth', 'plugin-otel', 'config']);
+
+/** `PIER_REDIRECTS` for the `+`-joined saved builds of `dirs`. */
+function redirects(dirs: string): string {
+  const map: Record<string, string> = {};
+  for (const dir of dirs.split('+')) {
+    const name = basename(dir);
+    map[`@pier/${PACKAGES.has(name) ? name : 'transport-http'}`] = resolve(dir);
+  }
+  return JSON.stringify(map);
+}
+
 const running = new Map<string, RunningServer>();
 try {
   for (const { server } of scenarios) {
@@ -45,7 +60,7 @@ try {
     const spec: ServerSpec =
       dir === undefined
         ? withProgram
-        : { ...withProgram, env: { ...base.env, PIER_TRANSPORT_HTTP_DIST: resolve(dir) } };
+        : { ...withProgram, env: { ...base.env, PIER_REDIRECTS: redirects(dir) } };
     const execArgv = dir === undefined ? [] : ['--import', REDIRECT];
     running.set(server, await startServer(spec, { execArgv }));
   }

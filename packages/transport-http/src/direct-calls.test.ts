@@ -247,6 +247,11 @@ describe('stateless tools/call without an SDK server per request', () => {
       expect(connect.mock.calls.length - before).toBe(0);
       expect(fast.text).toBe((await ask(sdkUrl, { headers, body: JSON.stringify(call) })).text);
     }
+    // Right after a known envelope, one that differs from it only in a value's type is still the SDK's to refuse.
+    call.params._meta['io.modelcontextprotocol/clientInfo'] = { name: 'other', version: 2, title: 'Other' };
+    const again = await ask(directUrl, { headers, body: JSON.stringify(call) });
+    expect(again.status).toBe(400);
+    expect(again.text).toBe((await ask(sdkUrl, { headers, body: JSON.stringify(call) })).text);
   });
 
   it('runs a tool once when the SDK writes its result', async () => {

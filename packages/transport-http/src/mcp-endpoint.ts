@@ -289,6 +289,51 @@ function envelopeOf(meta: Record<string, unknown>): Record<string, unknown> {
  */
 const acceptedEnvelopes = new Set<string>();
 const MAX_ENVELOPES = 256;
+/** The envelope accepted most recently (parsed from its memo key), without trace context keys. */
+let lastEnvelope: Record<string, unknown> | undefined;
+
+/**
+ * Whether `meta`, its trace context keys aside, is `accepted` as JSON: the same keys (in any order) and
+ * values. `accepted` came from `JSON.parse` and so does `meta` (the request body), so both hold only JSON
+ * values; nesting deeper than a few levels is never taken for equal (it is then serialised and looked up).
+ */
+function sameEnvelope(meta: Record<string, unknown>, accepted: Record<string, unknown>): boolean {
+  let keys = 0;
+  for (const key in meta) {
+    if (TRACE_META_KEYS.has(key)) continue;
+    if (!Object.hasOwn(accepted, key) || !sameJson(meta[key], accepted[key], 0)) return false;
+    keys += 1;
+  }
+  return keys === countKeys(accepted);
+}
+
+function sameJson(value: unknown, accepted: unknown, depth: number): boolean {
+  if (value === accepted) return true;
+  if (typeof value !== 'object' || value === null || typeof accepted !== 'object' || accepted === null) {
+    return false;
+  }
+  if (depth > 8) return false;
+  if (Array.isArray(accepted)) {
+    if (!Array.isArray(value) || value.length !== accepted.length) return false;
+    for (let i = 0; i < accepted.length; i++) if (!sameJson(value[i], accepted[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(value)) return false;
+  const object = value as Record<string, unknown>;
+  const other = accepted as Record<string, unknown>;
+  let keys = 0;
+  for (const key in object) {
+    if (!Object.hasOwn(other, key) || !sameJson(object[key], other[key], depth + 1)) return false;
+    keys += 1;
+  }
+  return keys === countKeys(other);
+}
+
+function countKeys(object: Record<string, unknown>): number {
+  let keys = 0;
+  for (const _ in object) keys += 1;
+  return keys;
+}
 
 /**
  * Hands an everyday stateless `tools/call` to the direct path, once it has passed every check the SDK makes
@@ -343,18 +388,24 @@ export function directCall(
     return undefined;
   }
   // The trace keys differ on every call and say nothing the classifier checks: not part of the memo's key.
-  const envelope = JSON.stringify(traced ? envelopeOf(meta) : meta);
-  if (!acceptedEnvelopes.has(envelope)) {
-    const classified = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: MODERN,
-      mcpMethodHeader: 'tools/call',
-      mcpNameHeader: name,
-      body,
-    });
-    if (classified.kind !== 'modern' || classified.classification.revision !== MODERN) return undefined;
-    if (acceptedEnvelopes.size >= MAX_ENVELOPES) acceptedEnvelopes.clear();
-    acceptedEnvelopes.add(envelope);
+  // The envelope accepted last is compared first, as parsed values: no serialisation for a client that
+  // sends the same envelope again.
+  if (lastEnvelope === undefined || !sameEnvelope(meta, lastEnvelope)) {
+    const envelope = JSON.stringify(traced ? envelopeOf(meta) : meta);
+    if (!acceptedEnvelopes.has(envelope)) {
+      const classified = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: MODERN,
+        mcpMethodHeader: 'tools/call',
+        mcpNameHeader: name,
+        body,
+      });
+      if (classified.kind !== 'modern' || classified.classification.revision !== MODERN) return undefined;
+      if (acceptedEnvelopes.size >= MAX_ENVELOPES) acceptedEnvelopes.clear();
+      acceptedEnvelopes.add(envelope);
+    }
+    // A copy of its own: nothing that later reads (or changes) this request's params can change the memo.
+    lastEnvelope = JSON.parse(envelope) as Record<string, unknown>;
   }
   const outcome = direct.call(name, args, 'modern', { id: id as string | number, params, request, authInfo });
   return outcome && { era: 'modern', outcome, request };

@@ -120,6 +120,22 @@ describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
     }
   });
 
+  it('judges repeated Host and Origin headers as node reads them: the first Host, every Origin joined', async () => {
+    server = await startTestServer({}, { routes });
+    const send = (headers: string) =>
+      rawExchange(server!.port, [`GET /health HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`]);
+    expect(await send('Host: localhost\r\nhost: evil.example\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    expect(parseRawAnswer(await send('HOST: evil.example\r\nHost: localhost\r\n')).status).toBe(403);
+    expect(await send('Host: localhost\r\nOrigin: http://localhost:1\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    // Two Origin headers read as one value, "a, b", which is no origin at all.
+    const twice = await send(
+      'Host: localhost\r\nOrigin: http://localhost:1\r\norigin: http://localhost:1\r\n',
+    );
+    expect(parseRawAnswer(twice)).toMatchObject({ status: 403, body: { error: { message: /Origin/ } } });
+    // Without a Host at all (HTTP/1.1): 400, as before.
+    expect(parseRawAnswer(await send('')).status).toBe(400);
+  });
+
   it('still refuses a foreign Host when the target authority is allowed', async () => {
     server = await startTestServer({}, { routes });
     const raw = await get(server.port, 'http://127.0.0.1/health', 'evil.example');
@@ -153,7 +169,11 @@ describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
       resolveHttpOptions({ host: '0.0.0.0', allowedHosts: ['mcp.example.com'] }),
     );
     const request = (url: string) =>
-      ({ headers: { host: 'mcp.example.com' }, url }) as unknown as IncomingMessage;
+      ({
+        headers: { host: 'mcp.example.com' },
+        rawHeaders: ['Host', 'mcp.example.com'],
+        url,
+      }) as unknown as IncomingMessage;
     expect(security.refusal(request('http://mcp.example.com:8080/mcp'))).toBeUndefined();
     expect(security.refusal(request('/mcp'))).toBeUndefined();
     expect(security.refusal(request('https://evil.example/mcp'))).toMatch(
