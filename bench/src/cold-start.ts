@@ -3,8 +3,12 @@
 // running this script and on the Node named by `NODE24` (a path), with and without NODE_COMPILE_CACHE
 // (Node ≥ 22.1 only; Node 20 has no compile cache). Each round spawns Pier and the SDK server one after
 // the other, the order flipped every round; figures are medians, the ratio the median of per-round ratios.
+// `node dist/cold-start.js callgrind [stdio|http|all] [pier|sdk]` counts instructions instead (valgrind's
+// callgrind, one process per figure, node with `--single-threaded --predictable`; `NODE24` adds Node 24): wall-clock on a shared machine
+// moves by 2× between spawns, a count does not. A counted stdio server gets its answer and then its
+// stdin's end, so that it exits by itself; an HTTP one gets SIGTERM after its first ready 200.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,10 +17,14 @@ import { fileURLToPath } from 'node:url';
 import { median } from './harness/stats.js';
 
 const SERVERS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'servers');
-const rounds = Number(process.argv[2] ?? '5');
-/** `stdio` or `http` to measure only that transport. */
-const onlyMode = process.argv[3];
-const LIMIT_MS = 15_000;
+const counting = process.argv[2] === 'callgrind';
+const rounds = counting ? 1 : Number(process.argv[2] ?? '5');
+/** `stdio` or `http` to measure only that transport (`all`: both). */
+const onlyMode = process.argv[3] === 'all' ? undefined : process.argv[3];
+/** With `callgrind`: `pier` or `sdk` to count only that program. */
+const onlyWho = counting ? process.argv[4] : undefined;
+// A program under valgrind runs some 50× slower.
+const LIMIT_MS = counting ? 600_000 : 15_000;
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -60,7 +68,21 @@ async function coldStart(
 ): Promise<number> {
   const port = mode === 'http' ? await freePort() : 0;
   const started = performance.now();
-  const child: ChildProcess = spawn(node, [join(SERVERS_DIR, program)], {
+  const outFile = counting ? join(env.PIER_COUNT_DIR as string, `${program}.out`) : undefined;
+  const command = outFile === undefined ? node : 'valgrind';
+  const args = [join(SERVERS_DIR, program)];
+  if (outFile !== undefined) {
+    // One thread and V8's `--predictable` (no time-based GC or compiler heuristics): repeated counts of
+    // one program then agree within 0.1 %, where counts of all threads moved by up to 10 % on a loaded machine.
+    args.unshift(
+      '--tool=callgrind',
+      `--callgrind-out-file=${outFile}`,
+      node,
+      '--single-threaded',
+      '--predictable',
+    );
+  }
+  const child: ChildProcess = spawn(command, args, {
     env: { ...env, PORT: String(port) },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
@@ -73,11 +95,26 @@ async function coldStart(
     const finish = (error?: Error) => {
       if (done) return;
       done = true;
-      clearTimeout(limit);
       const elapsed = performance.now() - started;
-      child.kill('SIGKILL');
-      if (error) reject(error);
-      else resolve(elapsed);
+      if (outFile === undefined || error) {
+        clearTimeout(limit);
+        child.kill('SIGKILL');
+        if (error) reject(error);
+        else resolve(elapsed);
+        return;
+      }
+      // Counting: let the program end by itself (callgrind writes its counts at exit), then read them.
+      child.removeAllListeners('exit');
+      child.once('exit', () => {
+        clearTimeout(limit);
+        try {
+          resolve(instructionsIn(outFile));
+        } catch (error) {
+          reject(error);
+        }
+      });
+      if (mode === 'stdio') child.stdin?.end();
+      else child.kill('SIGTERM');
     };
     child.once('error', (error) => finish(error));
     child.once('exit', (code) => finish(new Error(`${program} exited (${code}) before answering`)));
@@ -102,6 +139,42 @@ async function coldStart(
     };
     poll();
   });
+}
+
+/** The instructions a callgrind output file counts (its `summary:` or `totals:` line). */
+function instructionsIn(file: string): number {
+  const match = /^(?:summary|totals): (\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (match === null) throw new Error(`${file}: no instruction count`);
+  return Number(match[1]);
+}
+
+if (counting) {
+  const dir = mkdtempSync(join(tmpdir(), 'pier-callgrind-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PIER_COUNT_DIR: dir };
+  delete env.NODE_OPTIONS;
+  delete env.NODE_COMPILE_CACHE;
+  try {
+    for (const mode of ['stdio', 'http'] as const) {
+      if (onlyMode !== undefined && onlyMode !== mode) continue;
+      for (const setup of setups.filter((candidate) => !candidate.cache)) {
+        const counts: Record<string, number> = {};
+        for (const who of ['pier', 'sdk'] as const) {
+          if (onlyWho !== undefined && onlyWho !== who) continue;
+          counts[who] = await coldStart(setup.node, PROGRAMS[mode][who], mode, env);
+        }
+        const { pier, sdk } = counts;
+        const ratio = pier !== undefined && sdk !== undefined ? `, pier/sdk ${(pier / sdk).toFixed(3)}×` : '';
+        const millions = (count: number | undefined) =>
+          count === undefined ? '-' : `${Math.round(count / 1e6).toLocaleString('en')} M`;
+        console.log(
+          `${mode.padEnd(5)} ${setup.label.padEnd(16)} instructions: pier ${millions(pier)}, bare SDK v2 ${millions(sdk)}${ratio}`,
+        );
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
 
 for (const mode of ['stdio', 'http'] as const) {
