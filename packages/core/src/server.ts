@@ -287,8 +287,8 @@ class Server implements PierServer {
       logger: this.logger,
       updates: this.#updates,
       requestState: {
-        // Web Crypto's global, not `node:crypto`: importing that module costs a cold start ≈ 1.5 % more.
-        key: requestState.key ?? crypto.getRandomValues(new Uint8Array(32)),
+        // Undefined: the builder makes a random key on first use (Web Crypto costs start-up time).
+        key: requestState.key,
         ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
       },
       maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
