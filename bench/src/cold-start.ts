@@ -65,10 +65,11 @@ async function coldStart(
   program: string,
   mode: 'stdio' | 'http',
   env: NodeJS.ProcessEnv,
+  count = counting,
 ): Promise<number> {
   const port = mode === 'http' ? await freePort() : 0;
   const started = performance.now();
-  const outFile = counting ? join(env.PIER_COUNT_DIR as string, `${program}.out`) : undefined;
+  const outFile = count ? join(env.PIER_COUNT_DIR as string, `${program}.out`) : undefined;
   const command = outFile === undefined ? node : 'valgrind';
   const args = [join(SERVERS_DIR, program)];
   if (outFile !== undefined) {
@@ -156,18 +157,27 @@ if (counting) {
   try {
     for (const mode of ['stdio', 'http'] as const) {
       if (onlyMode !== undefined && onlyMode !== mode) continue;
-      for (const setup of setups.filter((candidate) => !candidate.cache)) {
+      for (const setup of setups) {
         const counts: Record<string, number> = {};
-        for (const who of ['pier', 'sdk'] as const) {
-          if (onlyWho !== undefined && onlyWho !== who) continue;
-          counts[who] = await coldStart(setup.node, PROGRAMS[mode][who], mode, env);
+        const cacheDir = setup.cache ? mkdtempSync(join(tmpdir(), 'pier-compile-cache-')) : undefined;
+        const setupEnv = cacheDir === undefined ? env : { ...env, NODE_COMPILE_CACHE: cacheDir };
+        try {
+          for (const who of ['pier', 'sdk'] as const) {
+            if (onlyWho !== undefined && onlyWho !== who) continue;
+            // With the compile cache: one start outside valgrind fills it, the counted start reads it.
+            if (cacheDir !== undefined)
+              await coldStart(setup.node, PROGRAMS[mode][who], mode, setupEnv, false);
+            counts[who] = await coldStart(setup.node, PROGRAMS[mode][who], mode, setupEnv);
+          }
+        } finally {
+          if (cacheDir !== undefined) rmSync(cacheDir, { recursive: true, force: true });
         }
         const { pier, sdk } = counts;
         const ratio = pier !== undefined && sdk !== undefined ? `, pier/sdk ${(pier / sdk).toFixed(3)}×` : '';
         const millions = (count: number | undefined) =>
           count === undefined ? '-' : `${Math.round(count / 1e6).toLocaleString('en')} M`;
         console.log(
-          `${mode.padEnd(5)} ${setup.label.padEnd(16)} instructions: pier ${millions(pier)}, bare SDK v2 ${millions(sdk)}${ratio}`,
+          `${mode.padEnd(5)} ${setup.label.padEnd(30)} instructions: pier ${millions(pier)}, bare SDK v2 ${millions(sdk)}${ratio}`,
         );
       }
     }
