@@ -4,8 +4,9 @@
 // (Node ≥ 22.1 only; Node 20 has no compile cache). Each round spawns Pier and the SDK server one after
 // the other, the order flipped every round; figures are medians, the ratio the median of per-round ratios.
 // `node dist/cold-start.js callgrind [stdio|http|all] [pier|sdk]` counts instructions instead (valgrind's
-// callgrind, one process per figure, node with `--single-threaded --predictable`; `NODE24` adds Node 24): wall-clock on a shared machine
-// moves by 2× between spawns, a count does not. A counted stdio server gets its answer and then its
+// callgrind, one process per figure, node with `--single-threaded --predictable`; `NODE24` adds Node 24,
+// with and without the compile cache): wall-clock on a shared machine moves by 2× between spawns, a count
+// does not. A counted stdio server gets its answer and then its
 // stdin's end, so that it exits by itself; an HTTP one gets SIGTERM after its first ready 200.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
