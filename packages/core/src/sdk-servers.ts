@@ -38,7 +38,8 @@ export interface SdkServerBuilderOptions {
   readonly instructions: string | undefined;
   readonly logger: Logger;
   readonly updates: ResourceUpdates;
-  readonly requestState: { readonly key: string | Uint8Array; readonly ttlSeconds?: number };
+  /** `key` undefined: a random key, made when the first state is minted or checked. */
+  readonly requestState: { readonly key: string | Uint8Array | undefined; readonly ttlSeconds?: number };
   readonly maxRounds: number;
   /** Set when a tool declares `task`: serves them, and `tasks/*`. */
   readonly tasks: Tasks | undefined;
@@ -56,7 +57,7 @@ export class SdkServerBuilder {
   readonly #options: SdkServerBuilderOptions;
   readonly #registrations: Register[] = [];
   readonly #capabilities: ServerCapabilities;
-  readonly #codec: RequestStateCodec<RoundState>;
+  #codec: RequestStateCodec<RoundState> | undefined;
   readonly #verify: (state: string, ctx: ServerContext) => Promise<RoundState>;
   /** Tools declared `task: 'required'`: a call from a client without the tasks extension is refused. */
   readonly #requiredTaskTools = new Set<string>();
@@ -85,13 +86,7 @@ export class SdkServerBuilder {
     // Bound to the method and the principal: a state replayed by another user, or on another method, fails
     // verification (-32602). The tool, prompt or URI and the arguments are checked against the state's
     // target once the handler's arguments are known (see input-required.ts).
-    const codec = createRequestStateCodec<RoundState>({
-      key: options.requestState.key,
-      ...(options.requestState.ttlSeconds !== undefined && { ttlSeconds: options.requestState.ttlSeconds }),
-      bind: (ctx) => `${ctx.mcpReq.method}\0${this.#principal(ctx.http?.authInfo)}`,
-    });
-    this.#codec = codec;
-    this.#verify = (state, ctx) => codec.verify(state, ctx);
+    this.#verify = (state, ctx) => this.#stateCodec().verify(state, ctx);
     for (const tool of declarations.tools) this.#addTool(tool);
     for (const resource of declarations.resources) this.#addResource(resource);
     for (const prompt of declarations.prompts) this.#addPrompt(prompt);
@@ -109,6 +104,22 @@ export class SdkServerBuilder {
       if (extension.capabilities) capabilities = mergeCapabilities(capabilities, extension.capabilities);
     }
     this.#capabilities = capabilities;
+  }
+
+  /**
+   * Made on first use: the codec reads Web Crypto, whose first use costs a cold start ≈ 1.3 % (and the
+   * random key with it), and a server whose clients never go through input-required never needs either.
+   */
+  #stateCodec(): RequestStateCodec<RoundState> {
+    if (this.#codec === undefined) {
+      const { key, ttlSeconds } = this.#options.requestState;
+      this.#codec = createRequestStateCodec<RoundState>({
+        key: key ?? crypto.getRandomValues(new Uint8Array(32)),
+        ...(ttlSeconds !== undefined && { ttlSeconds }),
+        bind: (ctx) => `${ctx.mcpReq.method}\0${this.#principal(ctx.http?.authInfo)}`,
+      });
+    }
+    return this.#codec;
   }
 
   /** A fresh SDK server with everything registered. */
@@ -203,7 +214,7 @@ export class SdkServerBuilder {
     if (mcp.mcpReq.envelope === undefined) return handler(undefined);
     const target = requestTarget(mcp.mcpReq.method, name, args, () => this.#principal(mcp.http?.authInfo));
     try {
-      return await runRound(mcp, target, this.#codec, this.#options.maxRounds, handler);
+      return await runRound(mcp, target, this.#stateCodec(), this.#options.maxRounds, handler);
     } catch (error) {
       const refused = error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined;
       if (refused !== undefined) return refused;
@@ -219,7 +230,7 @@ export class SdkServerBuilder {
       return await tasks.call(
         mcp,
         principal,
-        { target, codec: this.#codec, maxRounds: this.#options.maxRounds },
+        { target, codec: this.#stateCodec(), maxRounds: this.#options.maxRounds },
         invoke,
       );
     } catch (error) {

@@ -1,5 +1,4 @@
 // createServer: a declaration plus its plugins → a server that listens and closes.
-import { randomBytes } from 'node:crypto';
 import { InMemoryServerEventBus, type McpServer } from '@modelcontextprotocol/server';
 import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, PierPlugin, ServerInfo } from './contract.js';
@@ -34,7 +33,6 @@ import type {
   SdkServerOptions,
   TransportHost,
 } from './transport-contract.js';
-import { loadHttpTransport } from './transport-loader.js';
 import { validatePlugins, validateServerDeclaration } from './validate.js';
 
 /**
@@ -289,7 +287,8 @@ class Server implements PierServer {
       logger: this.logger,
       updates: this.#updates,
       requestState: {
-        key: requestState.key ?? randomBytes(32),
+        // Undefined: the builder makes a random key on first use (Web Crypto costs start-up time).
+        key: requestState.key,
         ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
       },
       maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
@@ -455,6 +454,8 @@ class Server implements PierServer {
       running = await transport.start(this.#host);
     } else if (transport === 'streamable-http') {
       const { transport: _, ...httpOptions } = options as StreamableHttpListenOptions;
+      // Loaded here, like stdio below: a stdio server never loads this module.
+      const { loadHttpTransport } = await import('./transport-loader.js');
       running = await (await loadHttpTransport(httpOptions)).start(this.#host);
     } else {
       // Loaded here: an HTTP server never loads the SDK's stdio transport.

@@ -11,7 +11,6 @@ import {
   SkillsExtension,
   type SkillWarning,
 } from '@modelcontextprotocol/server/ext/skills';
-import { nodeSkillFiles } from '@modelcontextprotocol/server/ext/skills/node';
 import { describe, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -29,7 +28,8 @@ export const SKILL_URI_PREFIX = 'skill://';
 
 /** One server's skills: loaded once (by `listen()` or `reloadSkills()`), attached to each SDK server. */
 export class Skills {
-  readonly #files: SkillFiles | undefined;
+  /** A folder (read through the SDK's node adapter, imported by the first load), or files, or none for a source. */
+  readonly #files: string | SkillFiles | undefined;
   readonly #logger: Logger;
   readonly #announce: () => Promise<void>;
   #extension: SkillsExtension | undefined;
@@ -42,7 +42,8 @@ export class Skills {
     const onWarning = (warning: SkillWarning) =>
       logger.warn('skill problem', { path: warning.path, problem: warning.message });
     if (typeof option === 'string') {
-      this.#files = nodeSkillFiles(option);
+      // Resolved now, as the SDK's adapter would: a later chdir does not move the folder.
+      this.#files = process.getBuiltinModule('node:path').resolve(option);
     } else if (isSkillSource(option)) {
       this.#files = undefined;
       this.#extension = new SkillsExtension({ source: option, onWarning });
@@ -57,11 +58,7 @@ export class Skills {
       await this.#loading;
       return;
     }
-    const files = this.#files;
-    this.#loading = SkillCatalog.load(files, {
-      onWarning: (warning) =>
-        this.#logger.warn('skill problem', { path: warning.path, problem: warning.message }),
-    });
+    this.#loading = this.#loadCatalog(this.#files);
     try {
       this.#extension = await this.#loading;
       this.#logger.debug('skills loaded', { skills: (this.#extension as SkillCatalog).entries.length });
@@ -75,6 +72,18 @@ export class Skills {
         },
       );
     }
+  }
+
+  async #loadCatalog(files: string | SkillFiles): Promise<SkillCatalog> {
+    // The SDK's node adapter (and node:fs with it) is imported only by a server that serves a folder.
+    const source =
+      typeof files === 'string'
+        ? (await import('@modelcontextprotocol/server/ext/skills/node')).nodeSkillFiles(files)
+        : files;
+    return SkillCatalog.load(source, {
+      onWarning: (warning) =>
+        this.#logger.warn('skill problem', { path: warning.path, problem: warning.message }),
+    });
   }
 
   /**

@@ -4,7 +4,6 @@
 // a task question) the call answers with a task the client polls (`tasks/get`), answers (`tasks/update`)
 // or cancels (`tasks/cancel`). Questions inside a task reuse the input-required machinery: the task
 // parks as `input_required`, and when every answer is in, the handler runs again from the top with them.
-import { randomBytes } from 'node:crypto';
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -208,7 +207,7 @@ export class Tasks {
     const now = Date.now();
     const at = new Date(now).toISOString();
     const task = await this.#store.create({
-      taskId: randomBytes(16).toString('base64url'),
+      taskId: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
       principal,
       createdAt: at,
       lastUpdatedAt: at,
