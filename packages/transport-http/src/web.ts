@@ -153,7 +153,9 @@ Object.assign(NODE_HEADERS, {
     callback: (value: string, key: string, parent: Headers) => void,
     thisArg?: unknown,
   ): void {
-    realHeaders(this[NODE]).forEach((value, key) => callback.call(thisArg, value, key, this));
+    realHeaders(this[NODE]).forEach((value, key) => {
+      callback.call(thisArg, value, key, this);
+    });
   },
   entries(this: NodeHeaders) {
     return realHeaders(this[NODE]).entries();
