@@ -5,7 +5,8 @@
 // Sequential requests on kept-alive connections, in alternating blocks so that machine drift hits both
 // sides alike; CPU is the replicas' own (utime + stime from /proc), both processes summed.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 const FIXTURE = fileURLToPath(new URL('../../packages/redis/test/replica.mjs', import.meta.url));
 const REQUESTS = Number(process.argv[2] ?? 3_000);
 const BLOCKS = 6;
-const EVENTS = 300;
+const EVENTS = 1_000;
+/** Events sent first and not counted, on both the Pier path and the floor: each process's first pass (V8
+ * compiling the path, the first XREAD turn) costs 10–50 ms once, which is start-up, not latency. */
+const WARMUP = 20;
 const URI = 'notes://index';
 const LEGACY = '2025-11-25';
 const children: ChildProcess[] = [];
@@ -114,8 +118,58 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n'));
 `;
 
+/**
+ * The floor with Pier's exchanges, not only its processes: a raiser answering an HTTP POST as the `bump`
+ * tool does (stamp the raise, XADD on a raw socket, then answer with the stamp), and the bench listening
+ * too, so that, as through Pier, the raiser writes its answer and the bench reads it while Redis, the
+ * reader and both listeners carry the event, on the same two cores.
+ */
+const FLOOR_RAISER = `
+const net = require('node:net');
+const http = require('node:http');
+const redis = net.connect({ host: '127.0.0.1', port: Number(process.env.REDIS_PORT), noDelay: true });
+redis.on('data', () => {});
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.once('end', () => {
+    const at = String(performance.timeOrigin + performance.now());
+    const entry = JSON.stringify({ at: Number(at) });
+    redis.write('*5\\r\\n$4\\r\\nXADD\\r\\n$5\\r\\nfloor\\r\\n$1\\r\\n*\\r\\n$1\\r\\nm\\r\\n$' + Buffer.byteLength(entry) + '\\r\\n' + entry + '\\r\\n');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: at }] } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+});
+redis.once('connect', () => server.listen(0, '127.0.0.1', () => process.stdout.write('READY ' + server.address().port + '\\n')));
+`;
+
 /** `TRACE <who> <stage> <ms>` lines of every child, in arrival order. */
 const traces: { who: string; stage: string; at: number }[] = [];
+/** Told of every trace line and every notification the bench's client receives. */
+const arrivals = new EventEmitter();
+
+/**
+ * Resolves with `check()`'s first defined value, re-checked on every arrival: the bench sleeps until
+ * something arrives rather than polling, so its own wake-ups take no CPU from the processes measured.
+ */
+function until<T>(check: () => T | undefined, what: string, ms = 2_000): Promise<T> {
+  const found = check();
+  if (found !== undefined) return Promise.resolve(found);
+  return new Promise((resolve, reject) => {
+    const onArrival = () => {
+      const value = check();
+      if (value === undefined) return;
+      clearTimeout(timer);
+      arrivals.off('arrival', onArrival);
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      arrivals.off('arrival', onArrival);
+      reject(new Error(`${what} never arrived`));
+    }, ms);
+    arrivals.on('arrival', onArrival);
+  });
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -142,7 +196,10 @@ function start(command: string, args: string[], env: Record<string, string>, rea
       partial = lines.pop() ?? '';
       for (const line of lines) {
         const [tag, who, stage, at] = line.split(' ');
-        if (tag === 'TRACE' && who && stage) traces.push({ who, stage, at: Number(at) });
+        if (tag === 'TRACE' && who && stage) {
+          traces.push({ who, stage, at: Number(at) });
+          arrivals.emit('arrival');
+        }
       }
       if (output.length > 100_000) return; // past start-up only traces matter
       output += text;
@@ -242,13 +299,25 @@ async function main(): Promise<void> {
     PREFIX: 'bench:',
     ...(trace && { TRACE: '1' }),
   };
+  // RELAY_EVENTS=<file>: each event's raise time and latencies, and each replica's GC pauses beside it
+  // (<file>.gc-a.json, <file>.gc-b.json), for PROFILE.md.
+  const eventsFile = process.env.RELAY_EVENTS;
+  // With it, the replicas also stamp each stage in memory (<file>.trace-a.json, <file>.trace-b.json).
+  const gcLog = (id: string) =>
+    eventsFile
+      ? {
+          GC_LOG: `${eventsFile}.gc-${id}.json`,
+          TRACE: '1',
+          TRACE_LOG: `${eventsFile}.trace-${id}.json`,
+        }
+      : {};
   // RELAY_PROFILE=<dir>: CPU profiles of both replicas, for PROFILE.md.
   const profile = process.env.RELAY_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.RELAY_PROFILE}`]
+    ? ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${process.env.RELAY_PROFILE}`]
     : [];
   const [portA, portB] = await Promise.all([
-    start(process.execPath, [...profile, FIXTURE], { ...env, REPLICA_ID: 'a' }, /READY (\d+)/),
-    start(process.execPath, [...profile, FIXTURE], { ...env, REPLICA_ID: 'b' }, /READY (\d+)/),
+    start(process.execPath, [...profile, FIXTURE], { ...env, ...gcLog('a'), REPLICA_ID: 'a' }, /READY (\d+)/),
+    start(process.execPath, [...profile, FIXTURE], { ...env, ...gcLog('b'), REPLICA_ID: 'b' }, /READY (\d+)/),
   ]);
   const owner = `http://127.0.0.1:${portA}/mcp`;
   const other = `http://127.0.0.1:${portB}/mcp`;
@@ -320,15 +389,17 @@ async function main(): Promise<void> {
   const received: number[] = [];
   client.setNotificationHandler('notifications/resources/updated', () => {
     received.push(performance.timeOrigin + performance.now());
+    arrivals.emit('arrival');
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(owner)));
   await client.listen({ resourceSubscriptions: [URI] });
   await start(process.execPath, ['-e', RAW_LISTENER], { TARGET: owner, URI }, /READY (\d+)/);
   const latencies: number[] = [];
   const rawLatencies: number[] = [];
+  const raises: number[] = [];
   /** Per event: when it passed each stage, relative to its raise. */
   const staged: Record<string, number>[] = [];
-  for (let i = 0; i < EVENTS; i++) {
+  for (let i = 0; i < WARMUP + EVENTS; i++) {
     const before = received.length;
     const mark = traces.length;
     const answer = await post(
@@ -352,20 +423,17 @@ async function main(): Promise<void> {
     const raisedAt = Number(
       (JSON.parse(answer.text) as { result: { content: { text: string }[] } }).result.content[0]?.text,
     );
-    for (let waited = 0; received.length === before; waited++) {
-      if (waited > 500) throw new Error('an update never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    latencies.push((received[before] as number) - raisedAt);
-    const stageAt = async (who: string, stage: string) => {
-      for (let waited = 0; waited < 200; waited++) {
-        const found = traces.slice(mark).find((t) => t.who === who && t.stage === stage);
-        if (found) return found.at - raisedAt;
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-      throw new Error(`no ${stage} from ${who}`);
-    };
-    rawLatencies.push(await stageAt('raw', 'sse-in'));
+    const arrived = await until(() => received[before], 'an update');
+    const stageAt = async (who: string, stage: string) =>
+      (await until(
+        () => traces.slice(mark).find((t) => t.who === who && t.stage === stage)?.at,
+        `${stage} from ${who}`,
+      )) - raisedAt;
+    const raw = await stageAt('raw', 'sse-in');
+    if (i < WARMUP) continue;
+    raises.push(raisedAt);
+    latencies.push(arrived - raisedAt);
+    rawLatencies.push(raw);
     if (trace) {
       staged.push({
         'xadd-out (B)': await stageAt('b', 'xadd-out'),
@@ -373,7 +441,7 @@ async function main(): Promise<void> {
         'deliver (A)': await stageAt('a', 'deliver'),
         'sse-out (A)': await stageAt('a', 'sse-out'),
         'raw client': rawLatencies.at(-1) as number,
-        'SDK client (bench process)': (received[before] as number) - raisedAt,
+        'SDK client (bench process)': arrived - raisedAt,
       });
     }
   }
@@ -396,35 +464,69 @@ async function main(): Promise<void> {
   raiser.on('data', () => {}); // XADD replies
   await new Promise((resolve) => raiser.once('connect', resolve));
   const floorLatencies: number[] = [];
-  for (let i = 0; i < EVENTS; i++) {
+  for (let i = 0; i < WARMUP + EVENTS; i++) {
     const mark = traces.length;
     const at = performance.timeOrigin + performance.now();
     const entry = JSON.stringify({ at });
     raiser.write(
       `*5\r\n$4\r\nXADD\r\n$5\r\nfloor\r\n$1\r\n*\r\n$1\r\nm\r\n$${Buffer.byteLength(entry)}\r\n${entry}\r\n`,
     );
-    for (let waited = 0; !traces.slice(mark).some((t) => t.who === 'raw'); waited++) {
-      if (waited > 500) throw new Error('a floor event never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    floorLatencies.push((traces.slice(mark).find((t) => t.who === 'raw')?.at as number) - at);
+    const arrived = await until(() => traces.slice(mark).find((t) => t.who === 'raw')?.at, 'a floor event');
+    if (i >= WARMUP) floorLatencies.push(arrived - at);
     // As much spacing as a bump request gives the events through Pier.
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   raiser.destroy();
 
+  // The floor with Pier's exchanges (see FLOOR_RAISER): raised by a POST, heard by the bench too.
+  const raiserPort = await start(
+    process.execPath,
+    ['-e', FLOOR_RAISER],
+    { REDIS_PORT: String(redisPort) },
+    /READY (\d+)/,
+  );
+  const benchHeard: number[] = [];
+  const benchListen = request(`http://127.0.0.1:${floorPort}/`, { method: 'POST' }, (res) => {
+    res.on('data', (chunk: Buffer) => {
+      if (!chunk.includes('notifications/resources/updated')) return;
+      benchHeard.push(performance.timeOrigin + performance.now());
+      arrivals.emit('arrival');
+    });
+  });
+  benchListen.end();
+  const exchangeLatencies: number[] = [];
+  for (let i = 0; i < WARMUP + EVENTS; i++) {
+    const mark = traces.length;
+    const heard = benchHeard.length;
+    const answer = await post(`http://127.0.0.1:${raiserPort}/`, {}, { bump: i });
+    const at = Number(
+      (JSON.parse(answer.text) as { result: { content: { text: string }[] } }).result.content[0]?.text,
+    );
+    const arrived = await until(() => traces.slice(mark).find((t) => t.who === 'raw')?.at, 'a floor event');
+    await until(() => benchHeard[heard], 'a floor event at the bench');
+    if (i >= WARMUP) exchangeLatencies.push(arrived - at);
+  }
+  benchListen.destroy();
+
   const local = { p50: median(sides.local.ms), cpu: sides.local.cpu / sides.local.n };
   const relayed = { p50: median(sides.relayed.ms), cpu: sides.relayed.cpu / sides.relayed.n };
   const proxied = { p50: median(sides.proxied.ms), cpu: sides.proxied.cpu / sides.proxied.n };
   const piped = { p50: median(sides.piped.ms), cpu: sides.piped.cpu / sides.piped.n };
+  if (eventsFile) {
+    writeFileSync(
+      eventsFile,
+      JSON.stringify(raises.map((at, i) => ({ at, sdk: latencies[i], raw: rawLatencies[i] }))),
+    );
+  }
   const sorted = [...latencies].sort((a, b) => a - b);
   const rawSorted = [...rawLatencies].sort((a, b) => a - b);
   const floorSorted = [...floorLatencies].sort((a, b) => a - b);
+  const exchangeSorted = [...exchangeLatencies].sort((a, b) => a - b);
   const ratio = relayed.p50 / local.p50;
   const cpuRatio = relayed.cpu / local.cpu;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${load}; ${sides.local.n} requests per side in ${BLOCKS} alternating blocks, ${EVENTS} events.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${load}; ${sides.local.n} requests per side in ${BLOCKS} alternating blocks, ${EVENTS} events after ${WARMUP} not counted (each path's first pass).`,
     '',
     '| measure | local (owner) | relayed (other replica → owner) | ratio | target | verdict |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -443,6 +545,7 @@ async function main(): Promise<void> {
     `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
     `Same events, read as raw bytes by a listener in a process of its own: p50 ${quantile(rawSorted, 0.5).toFixed(2)} ms, p99 ${quantile(rawSorted, 0.99).toFixed(2)} ms, max ${(rawSorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(rawSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
     `Floor, the same processes without Pier (raw XADD → Redis → a raw XREAD reader → SSE → the raw listener): p50 ${quantile(floorSorted, 0.5).toFixed(2)} ms, p99 ${quantile(floorSorted, 0.99).toFixed(2)} ms, max ${(floorSorted.at(-1) ?? NaN).toFixed(2)} ms.`,
+    `Floor with the same exchanges, still without Pier (the bench POSTs to a bare raiser that XADDs and answers; the reader writes to the bench's stream and the raw listener's; read by the raw listener): p50 ${quantile(exchangeSorted, 0.5).toFixed(2)} ms, p99 ${quantile(exchangeSorted, 0.99).toFixed(2)} ms, max ${(exchangeSorted.at(-1) ?? NaN).toFixed(2)} ms.`,
   ];
   if (trace) {
     lines.push(

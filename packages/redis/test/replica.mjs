@@ -30,8 +30,24 @@ const URI = 'notes://index';
 // `TRACE <replica> <stage> <ms>` on the clock every process of the machine shares. Stages: `raise` (the
 // bus's publish), `xadd-out` (the XADD written to Redis's socket), `xread-in` (another replica's event read
 // from Redis), `deliver` (handed to local listeners), `sse-out` (written to a listen stream's socket).
-const stamp = (stage) =>
-  process.stderr.write(`TRACE ${name} ${stage} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`);
+// With TRACE_LOG=<file>, the stamps are kept in memory and written to the file at exit instead, so that
+// tracing wakes no other process while the bench measures.
+const stamps = [];
+const stamp = process.env.TRACE_LOG
+  ? (stage) =>
+      stamps.push({
+        stage,
+        at: performance.timeOrigin + performance.now(),
+        hr: Number(process.hrtime.bigint() / 1000n),
+      })
+  : (stage) =>
+      process.stderr.write(
+        `TRACE ${name} ${stage} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`,
+      );
+if (process.env.TRACE_LOG) {
+  const { writeFileSync } = await import('node:fs');
+  process.once('exit', () => writeFileSync(process.env.TRACE_LOG, JSON.stringify(stamps)));
+}
 if (process.env.TRACE === '1') {
   const { Socket } = await import('node:net');
   const textOf = (chunk) =>
@@ -53,18 +69,38 @@ if (process.env.TRACE === '1') {
     return emit.call(this, event, chunk, ...rest);
   };
 }
+// GC_LOG=<file> (bench only): every garbage collection of this process, written to the file at exit, so that
+// the bench can line up slow events with pauses. Collected in memory: nothing is written while measuring.
+if (process.env.GC_LOG) {
+  const { PerformanceObserver } = await import('node:perf_hooks');
+  const { writeFileSync } = await import('node:fs');
+  const pauses = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      pauses.push({
+        at: performance.timeOrigin + entry.startTime,
+        ms: entry.duration,
+        kind: entry.detail?.kind,
+      });
+    }
+  }).observe({ entryTypes: ['gc'] });
+  process.once('exit', () => writeFileSync(process.env.GC_LOG, JSON.stringify(pauses)));
+}
 const tracedBus =
   bus && process.env.TRACE === '1'
     ? {
         publish: (event) => {
           stamp('raise');
+          setImmediate(() => stamp('imm'));
           bus.publish(event);
+          stamp('published');
         },
         subscribe: (listener) =>
           bus.subscribe((event) => {
             stamp('deliver');
             listener(event);
           }),
+        flush: () => bus.flush(),
       }
     : bus;
 let server;
