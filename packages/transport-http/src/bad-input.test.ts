@@ -14,8 +14,11 @@ import {
 const LIMIT = 64 * 1024;
 let server: TestServer;
 
+// The table's server keeps the default timeouts: a 512 KiB upload on a loaded CI machine must never race a
+// short request timeout (which would cut the connection after the 413 was written). Only the slow-headers
+// test below needs short ones, on a server of its own.
 beforeAll(async () => {
-  server = await startTestServer({ maxBodyBytes: LIMIT, headersTimeoutMs: 300, requestTimeoutMs: 1_000 });
+  server = await startTestServer({ maxBodyBytes: LIMIT });
 });
 afterAll(async () => {
   await server.close();
@@ -179,13 +182,22 @@ describe('bad input over HTTP (one server for the whole table)', () => {
   });
 
   it('answers a client that sends its headers a byte at a time with 408 after headersTimeoutMs', async () => {
-    const request = 'GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n\r\n';
-    const writes = [...request].flatMap((byte) => [byte, { delayMs: 50 }]);
-    const raw = await rawExchange(server.port, writes, 5_000);
-    expect(parseRawAnswer(raw)).toMatchObject({
-      status: 408,
-      body: { error: { message: 'Request Timeout' } },
+    const slow = await startTestServer({
+      maxBodyBytes: LIMIT,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 1_000,
     });
+    try {
+      const request = 'GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n\r\n';
+      const writes = [...request].flatMap((byte) => [byte, { delayMs: 50 }]);
+      const raw = await rawExchange(slow.port, writes, 5_000);
+      expect(parseRawAnswer(raw)).toMatchObject({
+        status: 408,
+        body: { error: { message: 'Request Timeout' } },
+      });
+    } finally {
+      await slow.close();
+    }
   });
 
   it('keeps serving tools/call after the whole table', async () => {
