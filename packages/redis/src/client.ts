@@ -41,6 +41,13 @@ export interface RedisClientLike {
  * Makes a client for `url` with `@redis/client` (an optional peer dependency, loaded only when a URL is
  * given). The offline queue is off: a command sent while disconnected fails at once instead of piling up in
  * memory, and Pier keeps its own bounded queue.
+ *
+ * node-redis's per-command timeout is off too. By default (5 s) every command gets an
+ * `AbortSignal.timeout`, whose timer outlives the command by five seconds even though it only guards the
+ * wait before the command is written: with the offline queue off, that wait is a write turn, or a socket
+ * Redis stopped reading. At a few thousand commands a second those timers were most of what survived each
+ * young-generation collection of a replica (≈ 1 MB per scavenge, promoted to old space, PROFILE.md), and
+ * the pauses they caused were in the tail of cross-replica notification latency.
  */
 export async function createRedisClient(url: string): Promise<RedisClientLike> {
   let module: { createClient(options: Record<string, unknown>): unknown };
@@ -56,6 +63,7 @@ export async function createRedisClient(url: string): Promise<RedisClientLike> {
   return module.createClient({
     url,
     disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
     // Reconnect forever, never slower than once a second: a replica must come back when Redis does.
     socket: { reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1_000) },
   }) as RedisClientLike;

@@ -1,9 +1,17 @@
 // The Redis event bus against a real redis-server: delivery between buses, no echoes, publish that never
 // throws, the bounded offline queue, replay after a reconnect, and a gap that is reported, not silent.
+import { createHook } from 'node:async_hooks';
 import { Socket } from 'node:net';
 import type { BusEvent } from '@pier/core/transport';
+import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PierRedisError, type RedisEventBus, type RedisEventBusOptions, redisEventBus } from './index.js';
+import {
+  PierRedisError,
+  type RedisClientLike,
+  type RedisEventBus,
+  type RedisEventBusOptions,
+  redisEventBus,
+} from './index.js';
 import { ensureInstalled, freePort, type RedisProcess, startRedis } from './test-infra.js';
 import { sleep, until } from './test-replicas.js';
 
@@ -132,6 +140,63 @@ describe('redisEventBus between two replicas', () => {
     a.publish({ kind: 'tools_list_changed' });
     await sleep(200);
     expect(heard).toEqual([]);
+  });
+});
+
+describe('redisEventBus commands and timers', () => {
+  /**
+   * How many of the timers `run` made are still pending once it is done (async_hooks sees every timer,
+   * unref'd ones too; a timer that fired or was cleared is destroyed).
+   */
+  async function timersLeftBy(run: () => Promise<void>): Promise<number> {
+    const pending = new Set<number>();
+    const hook = createHook({
+      init(id, type) {
+        if (type === 'Timeout') pending.add(id);
+      },
+      destroy(id) {
+        pending.delete(id);
+      },
+    }).enable();
+    try {
+      await run();
+      // Destroy hooks run a turn late.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      return pending.size;
+    } finally {
+      hook.disable();
+    }
+  }
+
+  /** 200 events published one write at a time by `a`, each heard by a Pier-made `b`. */
+  async function publishEach(a: RedisEventBus, stream: string): Promise<number> {
+    const b = bus({ stream, nodeId: 'b' });
+    await Promise.all([a.ready, b.ready]);
+    return timersLeftBy(async () => {
+      for (let index = 0; index < 200; index++) {
+        a.publish({ kind: 'resource_updated', uri: `notes://${index}` });
+        await a.flush();
+      }
+      await until(() => b.heard.length >= 200, 'the 200 events on b', 10_000);
+    });
+  }
+
+  it('leaves no five-second timer behind per command, as a node-redis client with its default options does (the control)', async () => {
+    // Pier's own client: node-redis's per-command timeout is off (see client.ts).
+    const ownStream = fresh();
+    const pier = await publishEach(bus({ stream: ownStream, nodeId: 'a' }), ownStream);
+    // The control: a client made with node-redis's defaults, passed in, makes an AbortSignal.timeout(5000)
+    // for every XADD and XREAD.
+    const client = createClient({ url: redis.url }) as unknown as RedisClientLike;
+    await client.connect();
+    const defaultStream = fresh();
+    const withClient = redisEventBus({ client, stream: defaultStream, nodeId: 'a' });
+    buses.push(withClient);
+    const defaults = await publishEach(withClient, defaultStream);
+    await client.close();
+    expect(pier).toBeLessThan(60);
+    expect(defaults).toBeGreaterThanOrEqual(200);
   });
 });
 

@@ -24,7 +24,7 @@ export interface RedisEventBusOptions {
   readonly maxLength?: number;
   /** Events kept in memory while Redis is unreachable, sent when it is back; beyond it the oldest go. Default 1,000. */
   readonly maxQueued?: number;
-  /** How long one `XREAD` blocks, under node-redis's 5 s command timeout. Default 1,000 ms. */
+  /** How long one `XREAD` blocks (keep it under a passed client's command timeout: node-redis's default is 5 s). Default 1,000 ms. */
   readonly blockMs?: number;
   /** This replica's id, written with every event so that it skips its own. Default: a random UUID. */
   readonly nodeId?: string;
@@ -102,6 +102,8 @@ class StreamEventBus implements RedisEventBus {
   readonly #recentUris = new Set<string>();
   /** `flush` callers waiting for the queue to be handed to the writer (resolved a write turn later). */
   #handedOff: (() => void)[] = [];
+  /** Releases every waiting `flush` call after {@link FLUSH_WAIT_MS}: one timer for all of them. */
+  #handedOffTimer: ReturnType<typeof setTimeout> | undefined;
   #writer: RedisClientLike | undefined;
   #reader: RedisClientLike | undefined;
   #ownsWriter = false;
@@ -173,7 +175,12 @@ class StreamEventBus implements RedisEventBus {
         // Behind a write still waiting for Redis's acknowledgement: bounded, a slow Redis never holds a
         // tool's answer for long.
         this.#handedOff.push(resolve);
-        setTimeout(resolve, FLUSH_WAIT_MS).unref();
+        // One timer for every caller waiting (not one each: a burst of flushes would leave a 250 ms timer
+        // per event behind, outliving the young generation).
+        this.#handedOffTimer ??= setTimeout(() => {
+          this.#handedOffTimer = undefined;
+          this.#release();
+        }, FLUSH_WAIT_MS).unref();
       }
     });
   }
@@ -392,6 +399,10 @@ class StreamEventBus implements RedisEventBus {
 
   /** Resolves the waiting `flush` calls one write turn from now (node-redis writes on `setImmediate`). */
   #release(): void {
+    if (this.#handedOffTimer !== undefined) {
+      clearTimeout(this.#handedOffTimer);
+      this.#handedOffTimer = undefined;
+    }
     if (this.#handedOff.length === 0) return;
     const waiting = this.#handedOff;
     this.#handedOff = [];
