@@ -125,6 +125,17 @@ server = createServer(
           return `Hello ${String(answer.content?.name)}, from ${name}`;
         },
       }),
+      // `bump` without an input schema goes through an SDK server per call; `stamp`, the same with an
+      // (empty) input schema and no context, is served by the direct path (the bench raises with both).
+      defineTool({
+        name: 'stamp',
+        input: {},
+        handler: async (_args) => {
+          const at = performance.timeOrigin + performance.now();
+          await server.notifyResourceUpdated(URI);
+          return String(at);
+        },
+      }),
       defineTool({
         name: 'bump',
         handler: async () => {
