@@ -48,11 +48,12 @@ export function directToolCalls(
   for (const prepared of declarations.tools) {
     const tool = prepared.declaration;
     const handler = tool.handler as (args: unknown, ctx?: unknown) => unknown;
+    const input = prepared.config.inputSchema;
     if (
       // A handler that declares a second parameter may use its context (log, ask, progress, ctx.mcp):
-      // that needs the SDK's per-request context. One that declares only its arguments cannot.
-      handler.length !== 1 ||
-      prepared.config.inputSchema === undefined ||
+      // that needs the SDK's per-request context. One that declares only its arguments cannot; nor can
+      // one that declares none, for a tool without input (which is always called with `{}`).
+      (input === undefined ? handler.length > 1 : handler.length !== 1) ||
       prepared.config.outputSchema !== undefined ||
       (tool.task ?? 'never') !== 'never' ||
       (tool.scopes !== undefined && tool.scopes.length > 0) ||
@@ -60,9 +61,11 @@ export function directToolCalls(
     ) {
       continue;
     }
-    const standard = prepared.config.inputSchema['~standard'];
+    const standard = input?.['~standard'];
     tools.set(tool.name, {
-      validate: (value) => standard.validate(value),
+      // Without an input schema the SDK checks no arguments and Pier calls the handler with `{}` (a new one
+      // each call, as the SDK path's callback does).
+      validate: standard === undefined ? () => ({ value: {} }) : (value) => standard.validate(value),
       handler,
       logger: logger.child(`tool:${tool.name}`),
       prepared,
@@ -223,8 +226,10 @@ function plainResult(
 
 /** Whether the tool's input schema declares `x-mcp-header` parameters (the SDK checks their headers). */
 function declaresHeaderParams(prepared: PreparedTool): boolean {
+  const input = prepared.config.inputSchema;
+  if (input === undefined) return false;
   try {
-    const json = prepared.config.inputSchema?.['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
+    const json = input['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
     return JSON.stringify(json).includes('x-mcp-header');
   } catch {
     return true;

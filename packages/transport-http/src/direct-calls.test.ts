@@ -52,6 +52,21 @@ class DirectServer {
     return { content: [{ type: 'text' as const, text, annotations: { priority: 1 } }] };
   }
 
+  @Tool({ description: 'No input at all' })
+  plain(): string {
+    return 'plain';
+  }
+
+  @Tool({ description: 'No input, looks at the arguments it is given' })
+  plainArgs(args: Record<string, unknown>): string {
+    return `args ${JSON.stringify(args)}`;
+  }
+
+  @Tool({ description: 'No input, uses its context' })
+  plainContext(_args: Record<string, never>, ctx: ToolContext): string {
+    return `context ${ctx.requestId}`;
+  }
+
   @Tool({ description: 'Uses its context', input: { text: z.string() } })
   withContext({ text }: { text: string }, ctx: ToolContext): string {
     return `${text} ${ctx.requestId}`;
@@ -136,6 +151,14 @@ for (const [era, build] of [
   add('no arguments', false, build({ name: 'echo' }));
   add('an unknown tool', false, build({ name: 'nope', arguments: {} }));
   add('a tool that reads its context', false, build({ name: 'withContext', arguments: { text: 'c' } }));
+  add('a tool without input', true, build({ name: 'plain', arguments: {} }));
+  add('a tool without input, no arguments', true, build({ name: 'plain' }));
+  add(
+    'a tool without input, given arguments (not passed on)',
+    true,
+    build({ name: 'plainArgs', arguments: { x: 1 } }),
+  );
+  add('a tool without input that reads its context', false, build({ name: 'plainContext', arguments: {} }));
   add(
     'structured content (replayed by the SDK)',
     false,

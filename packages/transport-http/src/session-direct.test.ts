@@ -57,6 +57,11 @@ class SessionServer {
     return `${text} ${String(ctx.requestId)}`;
   }
 
+  @Tool({ description: 'No input at all' })
+  plain(): string {
+    return 'plain';
+  }
+
   @Tool({ description: 'Waits until released', input: { text: z.string() } })
   async slow({ text }: { text: string }): Promise<string> {
     counts.slow += 1;
@@ -169,6 +174,8 @@ const cases: Case[] = [
   { name: 'no arguments', body: callBody('echo'), direct: false },
   { name: 'an unknown tool', body: callBody('nope', {}), direct: false },
   { name: 'a tool that reads its context', body: callBody('withContext', { text: 'c' }), direct: false },
+  { name: 'a tool without input', body: callBody('plain', { ignored: true }), direct: true },
+  { name: 'a tool without input, no arguments', body: callBody('plain'), direct: true },
   {
     name: 'structured content (replayed by the SDK)',
     body: callBody('structured', { text: 'abc' }),
