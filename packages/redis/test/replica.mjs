@@ -125,12 +125,11 @@ server = createServer(
           return `Hello ${String(answer.content?.name)}, from ${name}`;
         },
       }),
-      // `bump` without an input schema goes through an SDK server per call; `stamp`, the same with an
-      // (empty) input schema and no context, is served by the direct path (the bench raises with both).
+      // `bump_ctx` declares its context, so every call builds an SDK server; `bump` does not, and the
+      // direct path serves it (the bench raises with both).
       defineTool({
-        name: 'stamp',
-        input: {},
-        handler: async (_args) => {
+        name: 'bump_ctx',
+        handler: async (_args, _ctx) => {
           const at = performance.timeOrigin + performance.now();
           await server.notifyResourceUpdated(URI);
           return String(at);
