@@ -7,13 +7,18 @@
 // callgrind, one process per figure, node with `--single-threaded --predictable`; `NODE24` adds Node 24,
 // with and without the compile cache): wall-clock on a shared machine moves by 2× between spawns, a count
 // does not. A counted stdio server gets its answer and then its
-// stdin's end, so that it exits by itself; an HTTP one gets SIGTERM after its first ready 200.
+// stdin's end, so that it exits by itself; an HTTP one gets SIGTERM after its first ready 200. Each count
+// is given twice: to the answer (the program's start, what a client waits for) and to the exit (the
+// start, plus what the program does after answering: a garbage collection it had begun, closing, exiting).
+// The first comes from callgrind dumping its counts on entering libuv's `uv_try_write`, which is how node
+// writes to a pipe or a socket: the answer is the stdio program's first write; over HTTP, the k-th write
+// for the k-th response the prober received (the 200 on /health/ready being the last).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './harness/stats.js';
 
@@ -60,6 +65,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Instructions counted to the answer and to the program's exit. */
+interface Count {
+  readonly answer: number;
+  readonly exit: number;
+}
+
 /** Spawn to the first answer: `initialize` over stdio, or a 200 on /health/ready. */
 async function coldStart(
   node: string,
@@ -69,7 +80,7 @@ async function coldStart(
   count = counting,
   /** End the program so that it exits by itself (node writes its compile cache only at such an exit). */
   graceful = count,
-): Promise<number> {
+): Promise<number | Count> {
   const port = mode === 'http' ? await freePort() : 0;
   const started = performance.now();
   const outFile = count ? join(env.PIER_COUNT_DIR as string, `${program}.out`) : undefined;
@@ -79,13 +90,15 @@ async function coldStart(
   // The start that fills a compile cache for a count gets the same flags (V8 checks them on reading it).
   const args = [...(counting ? ['--single-threaded', '--predictable'] : []), join(SERVERS_DIR, program)];
   if (outFile !== undefined) {
-    args.unshift('--tool=callgrind', `--callgrind-out-file=${outFile}`, node);
+    args.unshift('--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-before=uv_try_write', node);
   }
   const child: ChildProcess = spawn(command, args, {
     env: { ...env, PORT: String(port) },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
-  return new Promise<number>((resolve, reject) => {
+  /** Responses received, the answer included (over HTTP, a 503 can come before the ready 200). */
+  let responses = 0;
+  return new Promise<number | Count>((resolve, reject) => {
     const limit = setTimeout(
       () => finish(new Error(`${program} did not answer within ${LIMIT_MS} ms`)),
       LIMIT_MS,
@@ -107,7 +120,7 @@ async function coldStart(
       child.once('exit', () => {
         clearTimeout(limit);
         try {
-          resolve(outFile === undefined ? elapsed : instructionsIn(outFile));
+          resolve(outFile === undefined ? elapsed : countsIn(outFile, responses));
         } catch (error) {
           reject(error);
         }
@@ -121,7 +134,10 @@ async function coldStart(
       let out = '';
       child.stdout?.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes('"id":1')) finish();
+        if (out.includes('"id":1')) {
+          responses = 1;
+          finish();
+        }
       });
       child.stdin?.write(INITIALIZE);
       return;
@@ -130,6 +146,7 @@ async function coldStart(
       if (done) return;
       const req = request({ host: '127.0.0.1', port, path: '/health/ready', timeout: 1_000 }, (res) => {
         res.resume();
+        responses += 1;
         if (res.statusCode === 200) finish();
         else setTimeout(poll, 2);
       });
@@ -147,6 +164,23 @@ function instructionsIn(file: string): number {
   return Number(match[1]);
 }
 
+/**
+ * The counts of one run: callgrind wrote `<file>.1`, `<file>.2`, … at each write (the part before it) and
+ * `<file>` with the rest at exit. The answer is the `responses`-th write.
+ */
+function countsIn(file: string, responses: number): Count {
+  const prefix = `${basename(file)}.`;
+  const parts = readdirSync(dirname(file))
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => a - b);
+  if (parts.length < responses) throw new Error(`${file}: ${parts.length} writes for ${responses} responses`);
+  const before = parts.slice(0, responses).map((part) => instructionsIn(`${file}.${part}`));
+  const after = parts.slice(responses).map((part) => instructionsIn(`${file}.${part}`));
+  const answer = before.reduce((sum, count) => sum + count, 0);
+  return { answer, exit: answer + after.reduce((sum, count) => sum + count, 0) + instructionsIn(file) };
+}
+
 if (counting) {
   const dir = mkdtempSync(join(tmpdir(), 'pier-callgrind-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PIER_COUNT_DIR: dir };
@@ -157,7 +191,7 @@ if (counting) {
       if (onlyMode !== undefined && onlyMode !== mode) continue;
       // Over HTTP a program ends by SIGTERM, which writes no compile cache: counted over stdio only.
       for (const setup of setups.filter((candidate) => !candidate.cache || mode === 'stdio')) {
-        const counts: Record<string, number> = {};
+        const counts: Record<string, Count> = {};
         const cacheDir = setup.cache ? mkdtempSync(join(tmpdir(), 'pier-compile-cache-')) : undefined;
         const setupEnv = cacheDir === undefined ? env : { ...env, NODE_COMPILE_CACHE: cacheDir };
         try {
@@ -168,18 +202,23 @@ if (counting) {
             if (cacheDir !== undefined) {
               await coldStart(setup.node, PROGRAMS[mode][who], mode, setupEnv, false, true);
             }
-            counts[who] = await coldStart(setup.node, PROGRAMS[mode][who], mode, setupEnv);
+            counts[who] = (await coldStart(setup.node, PROGRAMS[mode][who], mode, setupEnv)) as Count;
           }
         } finally {
           if (cacheDir !== undefined) rmSync(cacheDir, { recursive: true, force: true });
         }
         const { pier, sdk } = counts;
-        const ratio = pier !== undefined && sdk !== undefined ? `, pier/sdk ${(pier / sdk).toFixed(3)}×` : '';
         const millions = (count: number | undefined) =>
           count === undefined ? '-' : `${Math.round(count / 1e6).toLocaleString('en')} M`;
-        console.log(
-          `${mode.padEnd(5)} ${setup.label.padEnd(30)} instructions: pier ${millions(pier)}, bare SDK v2 ${millions(sdk)}${ratio}`,
-        );
+        for (const upTo of ['answer', 'exit'] as const) {
+          const ratio =
+            pier !== undefined && sdk !== undefined
+              ? `, pier/sdk ${(pier[upTo] / sdk[upTo]).toFixed(3)}×`
+              : '';
+          console.log(
+            `${mode.padEnd(5)} ${setup.label.padEnd(30)} instructions to the ${upTo.padEnd(6)}: pier ${millions(pier?.[upTo])}, bare SDK v2 ${millions(sdk?.[upTo])}${ratio}`,
+          );
+        }
       }
     }
   } finally {
@@ -209,7 +248,8 @@ for (const mode of ['stdio', 'http'] as const) {
       for (let round = 0; round < rounds; round += 1) {
         const order = round % 2 === 0 ? (['pier', 'sdk'] as const) : (['sdk', 'pier'] as const);
         const times: Record<string, number> = {};
-        for (const who of order) times[who] = await coldStart(setup.node, PROGRAMS[mode][who], mode, env);
+        for (const who of order)
+          times[who] = (await coldStart(setup.node, PROGRAMS[mode][who], mode, env)) as number;
         pier.push(times.pier as number);
         sdk.push(times.sdk as number);
         ratios.push((times.pier as number) / (times.sdk as number));

@@ -26,6 +26,7 @@ import { InMemoryTaskStore } from './task-store.js';
 import { Tasks, type TasksOptions } from './tasks.js';
 import type {
   CloseReason,
+  DirectToolCalls,
   EventBus,
   ListenResult,
   PierTransport,
@@ -298,6 +299,7 @@ class Server implements PierServer {
     const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
     const lifecycle = this.#lifecycle;
     const reportStream = streamReporter(declarations.observers, this.logger);
+    let directCalls: { readonly calls: DirectToolCalls | undefined } | undefined;
     this.#host = Object.freeze({
       info: this.info,
       logger: this.logger,
@@ -307,7 +309,11 @@ class Server implements PierServer {
       },
       onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
       createMcpServer,
-      directToolCalls: builder.direct(),
+      // Made when a transport first asks (stdio never does).
+      get directToolCalls() {
+        directCalls ??= { calls: builder.direct() };
+        return directCalls.calls;
+      },
       events: this.events,
       authenticator: this.authenticator,
       ...(reportStream !== undefined && { reportStream }),
@@ -577,10 +583,11 @@ function serverOptions(value: unknown): CreateServerOptions {
       `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(timeout)})`,
     );
   }
-  validateEventBus(options.eventBus);
-  validateRequestState(options.requestState);
-  validateSkillsOption(options.skills);
-  validateTasks(options.tasks);
+  // Each checker is called only for an option that is set: a function V8 never runs is never compiled.
+  if (options.eventBus !== undefined) validateEventBus(options.eventBus);
+  if (options.requestState !== undefined) validateRequestState(options.requestState);
+  if (options.skills !== undefined) validateSkillsOption(options.skills);
+  if (options.tasks !== undefined) validateTasks(options.tasks);
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
@@ -179,7 +178,10 @@ export class LegacyTransport implements Transport {
     }
 
     // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
-    const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : randomUUID();
+    const streamId =
+      this.#eventStore === undefined
+        ? String(++this.#streamCount)
+        : process.getBuiltinModule('node:crypto').randomUUID();
     const version =
       (initialize as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion ??
       headerValue(req, 'mcp-protocol-version') ??

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 import { localhostAllowedHostnames, validateHostHeader } from '@pier/core/transport';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { OriginPattern, ResolvedHttpOptions } from './options.js';
@@ -158,7 +157,9 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
 export function isLoopbackAddress(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   if (bare.toLowerCase() === 'localhost') return true;
-  const family = isIP(bare);
+  // Not `import { isIP } from 'node:net'`: importing a built-in as an ES module reads all of its exports,
+  // and node:net's include lazy ones (`BlockList`, `SocketAddress`) that then load their modules.
+  const family = process.getBuiltinModule('node:net').isIP(bare);
   if (family === 4) return bare.startsWith('127.');
   if (family === 6) {
     const lower = bare.toLowerCase();

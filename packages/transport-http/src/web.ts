@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { type InspectOptions, inspect } from 'node:util';
+import type { InspectOptions } from 'node:util';
 import type { Exchange } from './drain.js';
 
 /** Hop-by-hop and body-framing headers: node sets these itself on both sides. */
@@ -115,6 +115,21 @@ interface NodeHeadersState {
 
 type NodeHeaders = Headers & { readonly [NODE]: NodeHeadersState };
 
+let nodeHeadersPrototype: Headers | undefined;
+
+/**
+ * The prototype of every {@link nodeHeaders}, made by the first: `Headers` is a lazy global of node's, and
+ * reading it loads undici (with node:crypto, tls, http2, zlib: ≈ 200 M instructions, some 15 % of an HTTP
+ * cold start on Node 20), so the module does not read it when imported, and a server that has answered
+ * only its own routes (a health probe) has not read it yet.
+ */
+function makeNodeHeadersPrototype(): Headers {
+  const prototype: Omit<Headers, typeof Symbol.iterator> & ThisType<NodeHeaders> = Object.create(
+    Headers.prototype,
+  );
+  return Object.assign(prototype, NODE_HEADERS_METHODS) as unknown as Headers;
+}
+
 /**
  * Web `Headers` over node's `req.headers`. `get` and `has`, what the SDK and observers ask per request,
  * read node's object directly; anything else (iteration, a change) goes to a real `Headers` copied on
@@ -122,10 +137,7 @@ type NodeHeaders = Headers & { readonly [NODE]: NodeHeadersState };
  * It passes `instanceof Headers` (undici's constructor never runs for it: every method is replaced here),
  * and undici takes it wherever it takes headers, by iterating it.
  */
-const NODE_HEADERS: Omit<Headers, typeof Symbol.iterator> & ThisType<NodeHeaders> = Object.create(
-  Headers.prototype,
-);
-Object.assign(NODE_HEADERS, {
+const NODE_HEADERS_METHODS: Partial<Headers> & ThisType<NodeHeaders> = {
   get(this: NodeHeaders, name: string): string | null {
     const state = this[NODE];
     if (state.real !== undefined) return state.real.get(name);
@@ -170,14 +182,17 @@ Object.assign(NODE_HEADERS, {
     return realHeaders(this[NODE]).entries();
   },
   // `console.log(headers)`: undici's own inspector reads the list this object does not have.
-  [inspect.custom](this: NodeHeaders, _depth: number, options: InspectOptions) {
-    return inspect(realHeaders(this[NODE]), options);
+  // `inspect.custom` is this registered symbol; node:util is loaded when something is inspected, not at
+  // start-up.
+  [Symbol.for('nodejs.util.inspect.custom')](this: NodeHeaders, _depth: number, options: InspectOptions) {
+    return process.getBuiltinModule('node:util').inspect(realHeaders(this[NODE]), options);
   },
-});
+};
 
-/** The request's headers as web `Headers`, read from node's on demand (see `NODE_HEADERS`). */
+/** The request's headers as web `Headers`, read from node's on demand (see `NODE_HEADERS_METHODS`). */
 function nodeHeaders(req: IncomingMessage): Headers {
-  const headers = Object.create(NODE_HEADERS) as { [NODE]: NodeHeadersState };
+  nodeHeadersPrototype ??= makeNodeHeadersPrototype();
+  const headers = Object.create(nodeHeadersPrototype) as { [NODE]: NodeHeadersState };
   headers[NODE] = { req };
   return headers as unknown as Headers;
 }
