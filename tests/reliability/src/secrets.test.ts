@@ -106,7 +106,9 @@ describe('secrets never printed', () => {
         expectNoCanary(out, bad.name);
       });
     }
-  });
+    // One program per bad configuration, four at a time, each bounded by exitWithin: 21–29 s in CI runs on two
+    // loaded cores, 30.5 s once, past vitest's default here. A bound against a hang, not a timing.
+  }, 120_000);
 
   it('debug logs, show_config, failing tools, bad arguments, health bodies and shutdown logs hold no secret', async () => {
     const dataDir = await tempDir();
