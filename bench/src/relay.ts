@@ -271,6 +271,15 @@ function post(
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+/** `p50 …, p99 …, max …` of sorted latencies, in ms. */
+const spread = (sorted: number[]) =>
+  `p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms`;
+/** The raise time a `bump` answer (or the floor raiser's) carries as its text. */
+const stampOf = (text: string) =>
+  Number((JSON.parse(text) as { result: { content: { text: string }[] } }).result.content[0]?.text);
+/** When `who` passed `stage`, among the traces that arrived since `mark`. */
+const traceAt = (mark: number, who: string, stage: string) =>
+  traces.slice(mark).find((t) => t.who === who && t.stage === stage)?.at;
 const median = (values: number[]) =>
   quantile(
     [...values].sort((a, b) => a - b),
@@ -303,7 +312,7 @@ async function main(): Promise<void> {
   // (<file>.gc-a.json, <file>.gc-b.json), for PROFILE.md.
   const eventsFile = process.env.RELAY_EVENTS;
   // With it, the replicas also stamp each stage in memory (<file>.trace-a.json, <file>.trace-b.json).
-  const gcLog = (id: string) =>
+  const eventLogs = (id: string) =>
     eventsFile
       ? {
           GC_LOG: `${eventsFile}.gc-${id}.json`,
@@ -316,8 +325,18 @@ async function main(): Promise<void> {
     ? ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${process.env.RELAY_PROFILE}`]
     : [];
   const [portA, portB] = await Promise.all([
-    start(process.execPath, [...profile, FIXTURE], { ...env, ...gcLog('a'), REPLICA_ID: 'a' }, /READY (\d+)/),
-    start(process.execPath, [...profile, FIXTURE], { ...env, ...gcLog('b'), REPLICA_ID: 'b' }, /READY (\d+)/),
+    start(
+      process.execPath,
+      [...profile, FIXTURE],
+      { ...env, ...eventLogs('a'), REPLICA_ID: 'a' },
+      /READY (\d+)/,
+    ),
+    start(
+      process.execPath,
+      [...profile, FIXTURE],
+      { ...env, ...eventLogs('b'), REPLICA_ID: 'b' },
+      /READY (\d+)/,
+    ),
   ]);
   const owner = `http://127.0.0.1:${portA}/mcp`;
   const other = `http://127.0.0.1:${portB}/mcp`;
@@ -420,19 +439,14 @@ async function main(): Promise<void> {
         },
       },
     );
-    const raisedAt = Number(
-      (JSON.parse(answer.text) as { result: { content: { text: string }[] } }).result.content[0]?.text,
-    );
+    const raisedAt = stampOf(answer.text);
     return { raisedAt, arrived: await until(() => received[before], 'an update') };
   };
   for (let i = 0; i < WARMUP + EVENTS; i++) {
     const mark = traces.length;
     const { raisedAt, arrived } = await raiseOnce('bump');
     const stageAt = async (who: string, stage: string) =>
-      (await until(
-        () => traces.slice(mark).find((t) => t.who === who && t.stage === stage)?.at,
-        `${stage} from ${who}`,
-      )) - raisedAt;
+      (await until(() => traceAt(mark, who, stage), `${stage} from ${who}`)) - raisedAt;
     const raw = await stageAt('raw', 'sse-in');
     if (i < WARMUP) continue;
     raises.push(raisedAt);
@@ -456,7 +470,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < WARMUP + EVENTS; i++) {
     const mark = traces.length;
     const { raisedAt, arrived } = await raiseOnce('bump_ctx');
-    await until(() => traces.slice(mark).find((t) => t.who === 'raw')?.at, 'sse-in from raw');
+    await until(() => traceAt(mark, 'raw', 'sse-in'), 'sse-in from raw');
     if (i >= WARMUP) sdkPathLatencies.push(arrived - raisedAt);
   }
   await client.close();
@@ -485,7 +499,7 @@ async function main(): Promise<void> {
     raiser.write(
       `*5\r\n$4\r\nXADD\r\n$5\r\nfloor\r\n$1\r\n*\r\n$1\r\nm\r\n$${Buffer.byteLength(entry)}\r\n${entry}\r\n`,
     );
-    const arrived = await until(() => traces.slice(mark).find((t) => t.who === 'raw')?.at, 'a floor event');
+    const arrived = await until(() => traceAt(mark, 'raw', 'sse-in'), 'a floor event');
     if (i >= WARMUP) floorLatencies.push(arrived - at);
     // As much spacing as a bump request gives the events through Pier.
     await new Promise((resolve) => setTimeout(resolve, 1));
@@ -513,10 +527,8 @@ async function main(): Promise<void> {
     const mark = traces.length;
     const heard = benchHeard.length;
     const answer = await post(`http://127.0.0.1:${raiserPort}/`, {}, { bump: i });
-    const at = Number(
-      (JSON.parse(answer.text) as { result: { content: { text: string }[] } }).result.content[0]?.text,
-    );
-    const arrived = await until(() => traces.slice(mark).find((t) => t.who === 'raw')?.at, 'a floor event');
+    const at = stampOf(answer.text);
+    const arrived = await until(() => traceAt(mark, 'raw', 'sse-in'), 'a floor event');
     await until(() => benchHeard[heard], 'a floor event at the bench');
     if (i >= WARMUP) exchangeLatencies.push(arrived - at);
   }
@@ -557,11 +569,11 @@ async function main(): Promise<void> {
     `| reference: a bare node:http proxy in front of the owner (no Pier), p50 / CPU | | ${proxied.p50.toFixed(3)} ms / ${proxied.cpu.toFixed(0)} µs | ${(proxied.p50 / local.p50).toFixed(2)}× / ${(proxied.cpu / local.cpu).toFixed(2)}× | | |`,
     `| reference: a bare TCP pipe in front of the owner (no HTTP parsing), p50 / CPU | | ${piped.p50.toFixed(3)} ms / ${piped.cpu.toFixed(0)} µs | ${(piped.p50 / local.p50).toFixed(2)}× / ${(piped.cpu / local.cpu).toFixed(2)}× | | |`,
     '',
-    `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
-    `Raised instead by a tool that declares its context (\`bump_ctx\`: an SDK server per call on B, where \`bump\` above takes the direct path), same client: p50 ${quantile(sdkPathSorted, 0.5).toFixed(2)} ms, p99 ${quantile(sdkPathSorted, 0.99).toFixed(2)} ms, max ${(sdkPathSorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(sdkPathSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
-    `Same events, read as raw bytes by a listener in a process of its own: p50 ${quantile(rawSorted, 0.5).toFixed(2)} ms, p99 ${quantile(rawSorted, 0.99).toFixed(2)} ms, max ${(rawSorted.at(-1) ?? NaN).toFixed(2)} ms (target p99 ≤ 5 ms: ${quantile(rawSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
-    `Floor, the same processes without Pier (raw XADD → Redis → a raw XREAD reader → SSE → the raw listener): p50 ${quantile(floorSorted, 0.5).toFixed(2)} ms, p99 ${quantile(floorSorted, 0.99).toFixed(2)} ms, max ${(floorSorted.at(-1) ?? NaN).toFixed(2)} ms.`,
-    `Floor with the same exchanges, still without Pier (the bench POSTs to a bare raiser that XADDs and answers; the reader writes to the bench's stream and the raw listener's; read by the raw listener): p50 ${quantile(exchangeSorted, 0.5).toFixed(2)} ms, p99 ${quantile(exchangeSorted, 0.99).toFixed(2)} ms, max ${(exchangeSorted.at(-1) ?? NaN).toFixed(2)} ms.`,
+    `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): ${spread(sorted)} (target p99 ≤ 5 ms: ${quantile(sorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+    `Raised instead by a tool that declares its context (\`bump_ctx\`: an SDK server per call on B, where \`bump\` above takes the direct path), same client: ${spread(sdkPathSorted)} (target p99 ≤ 5 ms: ${quantile(sdkPathSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+    `Same events, read as raw bytes by a listener in a process of its own: ${spread(rawSorted)} (target p99 ≤ 5 ms: ${quantile(rawSorted, 0.99) <= 5 ? 'met' : 'missed'}).`,
+    `Floor, the same processes without Pier (raw XADD → Redis → a raw XREAD reader → SSE → the raw listener): ${spread(floorSorted)}.`,
+    `Floor with the same exchanges, still without Pier (the bench POSTs to a bare raiser that XADDs and answers; the reader writes to the bench's stream and the raw listener's; read by the raw listener): ${spread(exchangeSorted)}.`,
   ];
   if (trace) {
     lines.push(

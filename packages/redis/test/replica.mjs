@@ -34,12 +34,7 @@ const URI = 'notes://index';
 // tracing wakes no other process while the bench measures.
 const stamps = [];
 const stamp = process.env.TRACE_LOG
-  ? (stage) =>
-      stamps.push({
-        stage,
-        at: performance.timeOrigin + performance.now(),
-        hr: Number(process.hrtime.bigint() / 1000n),
-      })
+  ? (stage) => stamps.push({ stage, at: performance.timeOrigin + performance.now() })
   : (stage) =>
       process.stderr.write(
         `TRACE ${name} ${stage} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`,
