@@ -8,9 +8,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { cpuMicros, freePort, postJson, runStoppingChildren } from './harness/children.js';
 
 const FIXTURE = fileURLToPath(new URL('../../packages/redis/test/replica.mjs', import.meta.url));
 const REQUESTS = Number(process.argv[2] ?? 3_000);
@@ -183,17 +184,6 @@ function until<T>(check: () => T | undefined, what: string, ms = 2_000): Promise
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
 function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -227,59 +217,9 @@ function start(command: string, args: string[], env: Record<string, string>, rea
   });
 }
 
-/** CPU time (µs) a process used so far, from /proc. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1e6) / 100;
-}
-
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-/** One POST on the kept-alive connection; resolves with the status and body. */
-function post(
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; text: string; session?: string }> {
-  const target = new URL(url);
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': Buffer.byteLength(payload),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text,
-            ...(typeof res.headers['mcp-session-id'] === 'string' && {
-              session: res.headers['mcp-session-id'],
-            }),
-          }),
-        );
-      },
-    );
-    req.once('error', reject);
-    req.end(payload);
-  });
-}
+const post = (url: string, headers: Record<string, string>, body: unknown) =>
+  postJson(agent, url, headers, body);
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -643,18 +583,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-const stopChildren = () => {
-  for (const child of children.reverse()) {
-    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
-  }
-};
-process.once('SIGINT', () => {
-  stopChildren();
-  process.exit(130);
-});
-try {
-  await main();
-} finally {
-  agent.destroy();
-  stopChildren();
-}
+await runStoppingChildren(children, main, () => agent.destroy());
