@@ -6,13 +6,14 @@
 // r1, through HAProxy to r1 alone, and through HAProxy round-robin to r1–r3: one request at a time for
 // latency, then CONCURRENCY clients for throughput. Ways alternate in blocks, so that machine drift hits
 // them alike. CPU is every server-side process's own (the replicas, HAProxy, Redis), per request.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMicros, freePort, postJson, runStoppingChildren } from './harness/children.js';
+import { cpuMicros, freePort, needBinary, postJson, runStoppingChildren } from './harness/children.js';
+import { quantile } from './harness/stats.js';
 
 const APP_DIR = fileURLToPath(new URL('../../apps/example-server/', import.meta.url));
 const APP = join(APP_DIR, 'dist', 'main.js');
@@ -25,14 +26,6 @@ const CONCURRENCY = 8;
 /** Untimed calls per replica a way reaches, before anything is timed: V8 settles a path in a few thousand. */
 const WARMUP = 3_000;
 const children: ChildProcess[] = [];
-
-function need(binary: string, install: string): void {
-  try {
-    execFileSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' });
-  } catch {
-    throw new Error(`pnpm fleet needs ${binary}: ${install}`);
-  }
-}
 
 /** Starts a child and resolves once its output (stdout or stderr) shows `ready`. */
 function start(
@@ -107,13 +100,10 @@ const call = {
   }),
 };
 
-const quantile = (sorted: readonly number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
 async function main(): Promise<void> {
   if (process.platform !== 'linux') throw new Error('pnpm fleet reads /proc; run it on Linux');
-  need('redis-server', 'apt-get install -y redis-server');
-  need('haproxy', 'apt-get install -y haproxy');
+  needBinary('pnpm fleet', 'redis-server', 'apt-get install -y redis-server');
+  needBinary('pnpm fleet', 'haproxy', 'apt-get install -y haproxy');
   const redisPort = await freePort();
   const redis = await start(
     'redis-server',

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { needBinary } from './harness/children.js';
 
 const RELAY = fileURLToPath(new URL('./relay.js', import.meta.url));
 const requests = process.argv[2] ?? '300';
@@ -20,14 +21,6 @@ interface Segment {
   readonly from: number;
   readonly to: number;
   readonly who: string;
-}
-
-function need(tool: string, install: string): void {
-  try {
-    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-  } catch {
-    throw new Error(`relay-sched needs ${tool}: ${install}`);
-  }
 }
 
 /** Per-CPU run segments from `perf script`'s sched_switch lines, each named by its task's category. */
@@ -68,7 +61,7 @@ function segmentsOf(script: string, roles: Record<string, string>): Segment[] {
 
 function main(): void {
   if (process.platform !== 'linux') throw new Error('relay-sched reads the Linux scheduler; run it on Linux');
-  need('perf', 'apt-get install -y linux-perf (and run as root)');
+  needBinary('pnpm relay-sched', 'perf', 'apt-get install -y linux-perf (and run as root)');
   const dir = mkdtempSync(join(tmpdir(), 'relay-sched-'));
   try {
     const data = join(dir, 'sched.data');

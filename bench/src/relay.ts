@@ -4,14 +4,15 @@
 // event bus). Two replica processes (packages/redis/test/replica.mjs) and a redis-server on loopback.
 // Sequential requests on kept-alive connections, in alternating blocks so that machine drift hits both
 // sides alike; CPU is the replicas' own (utime + stime from /proc), both processes summed.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cpuMicros, freePort, postJson, runStoppingChildren } from './harness/children.js';
+import { cpuMicros, freePort, needBinary, postJson, runStoppingChildren } from './harness/children.js';
+import { quantile } from './harness/stats.js';
 
 const FIXTURE = fileURLToPath(new URL('../../packages/redis/test/replica.mjs', import.meta.url));
 const REQUESTS = Number(process.argv[2] ?? 3_000);
@@ -221,19 +222,13 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 const post = (url: string, headers: Record<string, string>, body: unknown) =>
   postJson(agent, url, headers, body);
 
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 /** `p50 …, p99 …, max …` of sorted latencies, in ms. */
 const spread = (sorted: number[]) =>
   `p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(2)} ms`;
-/** A path's counted latencies as its warm pass (the measure) and its cold pass, each sorted. */
-const passesOf = (latencies: number[]) => ({
-  warm: latencies.slice(EVENTS + SETTLE).sort((a, b) => a - b),
-  cold: latencies.slice(0, EVENTS).sort((a, b) => a - b),
-});
-/** The warm pass against the target, then the cold one for reference. */
+/** The warm pass against the target, then the cold one (the first EVENTS after start) for reference. */
 const verdict = (latencies: number[], target?: number) => {
-  const { warm, cold } = passesOf(latencies);
+  const warm = latencies.slice(EVENTS + SETTLE).sort((a, b) => a - b);
+  const cold = latencies.slice(0, EVENTS).sort((a, b) => a - b);
   const met =
     target === undefined
       ? ''
@@ -253,11 +248,7 @@ const median = (values: number[]) =>
   );
 
 async function main(): Promise<void> {
-  try {
-    execFileSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' });
-  } catch {
-    throw new Error('pnpm relay needs redis-server: apt-get install -y redis-server');
-  }
+  needBinary('pnpm relay', 'redis-server', 'apt-get install -y redis-server');
   const redisPort = await freePort();
   await start(
     'redis-server',

@@ -1,9 +1,19 @@
 // Small helpers of the multi-process benches (relay.ts, fleet.ts): a free loopback port, a process's CPU
-// time from /proc, a JSON POST on a given agent, and stopping the processes a bench started.
-import type { ChildProcess } from 'node:child_process';
+// time from /proc, a JSON POST on a given agent, a check for a binary, and stopping the processes a bench
+// started.
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { createServer } from 'node:net';
+
+/** Throws `<bench> needs <binary>: <install>` unless `binary` is on the PATH. */
+export function needBinary(bench: string, binary: string, install: string): void {
+  try {
+    execFileSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' });
+  } catch {
+    throw new Error(`${bench} needs ${binary}: ${install}`);
+  }
+}
 
 /** A free loopback port (closed again at once). */
 export function freePort(): Promise<number> {

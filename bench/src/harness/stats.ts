@@ -8,6 +8,11 @@ export function median(samples: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The `q` quantile (0–1) of samples already sorted ascending: the sample at rank ⌊q·n⌋. */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
 /** Smallest and largest sample. */
 export function spread(samples: readonly number[]): { readonly min: number; readonly max: number } {
   return { min: Math.min(...samples), max: Math.max(...samples) };
