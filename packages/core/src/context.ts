@@ -1,27 +1,27 @@
-// What handlers receive as their last argument, and how it is built around the SDK's context for one
-// request. Asking the client (elicit, sample, listRoots) takes one of two roads: a 2026-07-28 request is
-// answered `input_required` and re-run (input-required.ts); a 2025 session gets a real request.
-import {
-  type AuthInfo,
-  type ClientCapabilities,
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
-  type CreateMessageResultWithTools,
-  type ElicitRequestFormParams,
-  type ElicitRequestURLParams,
-  type ElicitResult,
-  type InputRequest,
-  type ListRootsResult,
-  type LoggingLevel,
-  type RequestOptions,
-  SdkError,
-  SdkErrorCode,
-  type ServerContext,
+// What handlers receive as their last argument. One small object per request, whose methods read the
+// engine's `Call`: a handler that touches nothing pays for nothing. Asking the client (elicit, sample,
+// listRoots) takes one of two roads: a 2026-07-28 request is answered `input_required` and re-run
+// (input-required.ts); a 2025 connection gets a real request on the stream of the call that asks.
+import type {
+  AuthInfo,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  Implementation,
+  InputRequest,
+  ListRootsResult,
+  LoggingLevel,
 } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Call } from './engine/call.js';
+import { randomId } from './engine/runtime.js';
 import { MissingClientCapabilityError, PierError } from './errors.js';
 import {
   capabilityName,
-  envelopeCapabilities,
   type InputKind,
   type InputRound,
   isElicitAnswer,
@@ -38,8 +38,7 @@ export interface ResourceNotifier {
 
 /**
  * What every tool, resource and prompt method receives as its last argument: the request being
- * served. Pier's own view of the SDK's request context, so that Pier can add to it without
- * breaking your methods.
+ * served, and the ways back to the client.
  */
 export interface RequestContext {
   /** Aborted when the client cancels the request or the connection goes away. */
@@ -50,13 +49,19 @@ export interface RequestContext {
   readonly sessionId: string | undefined;
   /** The server's stderr logger, scoped to the tool, resource or prompt. */
   readonly logger: Logger;
-  /** The SDK's own context, for what Pier does not wrap yet. */
-  readonly mcp: ServerContext;
   /**
    * Who is calling, as the HTTP transport's authenticator (`@pier/plugin-auth`) established it;
    * `undefined` without one, and on stdio.
    */
   readonly auth: AuthInfo | undefined;
+  /** `modern` (2026-07-28) or `legacy` (a 2025 revision): the era the request is served in. */
+  readonly era: 'modern' | 'legacy';
+  /** The protocol revision the request is served at, such as `2026-07-28` or `2025-11-25`. */
+  readonly protocolVersion: string;
+  /** The client, as the request (2026-07-28) or `initialize` (2025) describes it, when it did. */
+  readonly client: { readonly info: Implementation | undefined; readonly capabilities: ClientCapabilities | undefined };
+  /** A header of the HTTP request (case-insensitive); `undefined` off HTTP or when absent. */
+  header(name: string): string | undefined;
   /**
    * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`);
    * the same as `server.notifyResourceUpdated(uri)`. Clients that did not subscribe hear nothing.
@@ -71,9 +76,10 @@ export interface RequestContext {
    * Asks the user for input (`elicitation/create`): a form described by `requestedSchema`, or a URL to
    * open. Resolves with the user's `action` and, when accepted, `content` (checked against the schema).
    * On 2026-07-28 the request is answered `input_required` and this handler runs again from the top with
-   * the answer (see "Asking the client" in the README); on a 2025 session the client gets a real request.
-   * Rejects with a {@link MissingClientCapabilityError} when the client did not declare elicitation, and a
-   * `PierError` `CLIENT_REQUEST_UNAVAILABLE` when nothing reaches the client (stateless 2025-era HTTP).
+   * the answer (see "Asking the client" in the README); on a 2025 connection the client gets a real
+   * request, on the stream of the call that asks. Rejects with a {@link MissingClientCapabilityError} when
+   * the client did not declare elicitation, and a `PierError` `CLIENT_REQUEST_UNAVAILABLE` when nothing
+   * reaches the client (stateless 2025-era HTTP).
    */
   elicit(request: ElicitationRequest, options?: ClientRequestOptions): Promise<ElicitationResult>;
   /** Asks the client's model for a completion (`sampling/createMessage`); otherwise like {@link elicit}. */
@@ -110,7 +116,7 @@ export type ElicitationResult = ElicitResult;
 
 /** Options of a question for the client ({@link RequestContext.elicit}, `sample`, `listRoots`). */
 export interface ClientRequestOptions {
-  /** How long a 2025 session waits for the client's answer. Default: the SDK's, 60 s. */
+  /** How long a 2025 connection waits for the client's answer. Default 60 s. */
   readonly timeoutMs?: number;
   /**
    * The question's key in a 2026-07-28 `input_required` result (`inputRequests`), unique within the
@@ -134,9 +140,9 @@ export interface ToolContext extends RequestContext {
    */
   reportProgress(progress: number, options?: ProgressOptions): Promise<void>;
   /**
-   * Sends a log message to the client (`notifications/message`), filtered by the level the client
-   * set with `logging/setLevel`. This is the MCP client's log, not the server's stderr: use
-   * `logger` for operators.
+   * Sends a log message to the client (`notifications/message`), filtered by the level the client set
+   * (`logging/setLevel` on 2025 revisions, the request's `logLevel` on 2026-07-28). This is the MCP
+   * client's log, not the server's stderr: use `logger` for operators.
    */
   sendLog(level: LoggingLevel, data: unknown): Promise<void>;
   /**
@@ -158,94 +164,209 @@ export interface ResourceContext extends RequestContext {
 /** The context a prompt method receives as its second argument. */
 export interface PromptContext extends RequestContext {}
 
-/** What a context is built from, besides the SDK's context: the same for every request of one handler. */
-export interface ContextDeps {
+/** What a task run changes in the context its handler receives (see tasks.ts). */
+export interface ContextOverrides {
+  readonly signal: AbortSignal;
+  readonly reportProgress: ToolContext['reportProgress'];
+  readonly sendLog: ToolContext['sendLog'];
+  readonly closeStream: ToolContext['closeStream'];
+}
+
+const NO_VARIABLES: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The context of one handler run: a tool's, a resource's or a prompt's (they differ in what they read). */
+export class HandlerContext implements ToolContext, ResourceContext, PromptContext {
   readonly logger: Logger;
-  readonly notifier: ResourceNotifier;
-  /** The capabilities the client declared in `initialize` (2025 revisions); `undefined` if it never did. */
-  readonly initializeCapabilities: () => ClientCapabilities | undefined;
-}
+  readonly variables: Readonly<Record<string, string | string[]>>;
+  readonly #call: Call;
+  readonly #round: InputRound | undefined;
+  readonly #notifier: ResourceNotifier;
+  readonly #overrides: ContextOverrides | undefined;
 
-/** Builds a {@link ToolContext} around the SDK's context for one call. */
-export function toolContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-): ToolContext {
-  return {
-    ...requestContext(mcp, deps, round),
-    async reportProgress(progress, options) {
-      const progressToken = mcp.mcpReq._meta?.progressToken;
-      if (progressToken === undefined) return;
-      await mcp.mcpReq.notify({
-        method: 'notifications/progress',
-        params: {
-          progressToken,
-          progress,
-          ...(options?.total !== undefined && { total: options.total }),
-          ...(options?.message !== undefined && { message: options.message }),
-        },
-      });
-    },
-    async sendLog(level, data) {
-      await mcp.mcpReq.log(level, data);
-    },
-    closeStream() {
-      const close = mcp.http?.closeSSE;
-      if (close === undefined) return false;
-      close();
-      return true;
-    },
-  };
-}
+  constructor(
+    call: Call,
+    logger: Logger,
+    notifier: ResourceNotifier,
+    round?: InputRound,
+    variables?: Readonly<Record<string, string | string[]>>,
+    overrides?: ContextOverrides,
+  ) {
+    this.#call = call;
+    this.logger = logger;
+    this.#notifier = notifier;
+    this.#round = round;
+    this.variables = variables ?? NO_VARIABLES;
+    this.#overrides = overrides;
+  }
 
-/** Builds a {@link ResourceContext}. */
-export function resourceContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-  variables: Readonly<Record<string, string | string[]>>,
-): ResourceContext {
-  return { ...requestContext(mcp, deps, round), variables };
-}
+  get signal(): AbortSignal {
+    return this.#overrides?.signal ?? this.#call.signal;
+  }
 
-/**
- * Builds the common part of every context. `round` is set on a 2026-07-28 request of a method that may
- * answer `input_required` (tools/call, prompts/get, resources/read).
- */
-export function requestContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-): RequestContext {
-  const declared = (): ClientCapabilities | undefined =>
-    envelopeCapabilities(mcp) ?? deps.initializeCapabilities();
-  const ask = <T>(
+  get requestId(): string | number {
+    return this.#call.id;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#call.sessionId;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.#call.auth;
+  }
+
+  get era(): 'modern' | 'legacy' {
+    return this.#call.era;
+  }
+
+  get protocolVersion(): string {
+    return this.#call.protocolVersion;
+  }
+
+  get client(): RequestContext['client'] {
+    return this.#call.client;
+  }
+
+  header(name: string): string | undefined {
+    return this.#call.header(name);
+  }
+
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.#notifier.notify(uri);
+  }
+
+  clientSupports(capability: ClientCapability): boolean {
+    const caps = this.#call.clientCapabilities;
+    if (caps === undefined) return false;
+    if (capability === 'elicitation.url') {
+      return (caps.elicitation as { url?: object } | undefined)?.url !== undefined;
+    }
+    return caps[capability] !== undefined;
+  }
+
+  reportProgress(progress: number, options?: ProgressOptions): Promise<void> {
+    if (this.#overrides !== undefined) return this.#overrides.reportProgress(progress, options);
+    const progressToken = this.#call.progressToken;
+    if (progressToken === undefined) return Promise.resolve();
+    this.#call.notify('notifications/progress', {
+      progressToken,
+      progress,
+      ...(options?.total !== undefined && { total: options.total }),
+      ...(options?.message !== undefined && { message: options.message }),
+    });
+    return Promise.resolve();
+  }
+
+  sendLog(level: LoggingLevel, data: unknown): Promise<void> {
+    if (this.#overrides !== undefined) return this.#overrides.sendLog(level, data);
+    this.#call.log(level, data);
+    return Promise.resolve();
+  }
+
+  closeStream(): boolean {
+    if (this.#overrides !== undefined) return this.#overrides.closeStream();
+    const close = this.#call.inbound.closeStream;
+    if (close === undefined) return false;
+    close();
+    return true;
+  }
+
+  elicit(request: ElicitationRequest, options?: ClientRequestOptions): Promise<ElicitationResult> {
+    const schema = (request as { requestedSchema?: unknown }).requestedSchema;
+    const url = (request as { mode?: unknown }).mode === 'url';
+    // As the SDK sends them: a form request names its mode; a URL one has an id (2025-11-25 wants one).
+    const params: Record<string, unknown> = url
+      ? { ...request, elicitationId: (request as { elicitationId?: string }).elicitationId ?? randomId() }
+      : (request as { mode?: unknown }).mode === 'form'
+        ? { ...request }
+        : { ...request, mode: 'form' };
+    return this.#ask(
+      'elicit',
+      { method: 'elicitation/create', params: request } as InputRequest,
+      (value) => isElicitAnswer(value, schema),
+      options,
+      'elicitation/create',
+      params,
+    ) as Promise<ElicitationResult>;
+  }
+
+  sample(request: SamplingRequest, options?: ClientRequestOptions): Promise<SamplingResult> {
+    return this.#ask(
+      'sample',
+      { method: 'sampling/createMessage', params: request } as InputRequest,
+      isSamplingAnswer,
+      options,
+      'sampling/createMessage',
+      request as Record<string, unknown>,
+    ) as Promise<SamplingResult>;
+  }
+
+  listRoots(options?: ClientRequestOptions): Promise<ListRootsResult> {
+    return this.#ask(
+      'listRoots',
+      { method: 'roots/list', params: {} } as InputRequest,
+      isRootsAnswer,
+      options,
+      'roots/list',
+      undefined,
+    ) as Promise<ListRootsResult>;
+  }
+
+  async once<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    const round = this.#round;
+    if (round === undefined) return fn();
+    const name = `once:${key}`;
+    const remembered = round.remembered(name);
+    if (remembered !== undefined) {
+      round.remember(name, remembered.value);
+      return remembered.value as T;
+    }
+    const value = await fn();
+    round.remember(name, value === undefined ? null : value);
+    return value;
+  }
+
+  /**
+   * Asks the client: from this round's answers or as a new question on 2026-07-28, as a real request on a
+   * 2025 connection. `params` is what a 2025 client is sent.
+   */
+  #ask(
     kind: InputKind,
     request: InputRequest,
     accept: (value: unknown) => boolean,
     options: ClientRequestOptions | undefined,
-    push: () => Promise<T>,
-  ): Promise<T> => {
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
     const asker = `ctx.${kind}`;
+    const round = this.#round;
     if (round !== undefined) {
       const key = options?.key ?? round.nextKey(kind);
       const answer = round.answer(key, accept);
       return answer !== undefined
-        ? Promise.resolve(answer as T)
+        ? Promise.resolve(answer)
         : round.ask(key, request, asker, options?.beforeTask === true);
     }
-    if (mcp.mcpReq.envelope !== undefined) {
+    const call = this.#call;
+    if (call.era === 'modern') {
       return Promise.reject(
         new PierError(
           'CLIENT_REQUEST_UNAVAILABLE',
-          `${asker}: input can be asked for only while serving tools/call, prompts/get or resources/read (this is ${mcp.mcpReq.method})`,
+          `${asker}: input can be asked for only while serving tools/call, prompts/get or resources/read (this is ${call.method})`,
         ),
       );
     }
-    const capabilities = deps.initializeCapabilities();
-    const missing = capabilities && missingCapability(request, capabilities);
-    if (missing) {
+    const connection = call.connection;
+    if (connection === undefined) {
+      return Promise.reject(
+        new PierError(
+          'CLIENT_REQUEST_UNAVAILABLE',
+          `${asker}: this HTTP server is stateless, so no session carries a request to the client (listen with sessions: true)`,
+        ),
+      );
+    }
+    const missing = missingCapability(request, connection.clientCapabilities ?? {});
+    if (missing !== undefined) {
       return Promise.reject(
         new MissingClientCapabilityError(
           missing,
@@ -253,86 +374,23 @@ export function requestContext(
         ),
       );
     }
-    return askClient(mcp, asker, push);
-  };
-  return {
-    signal: mcp.mcpReq.signal,
-    requestId: mcp.mcpReq.id,
-    sessionId: mcp.sessionId,
-    logger: deps.logger,
-    mcp,
-    auth: mcp.http?.authInfo,
-    notifyResourceUpdated: (uri) => deps.notifier.notify(uri),
-    clientSupports(capability) {
-      const caps = declared();
-      if (caps === undefined) return false;
-      if (capability === 'elicitation.url') {
-        return (caps.elicitation as { url?: object } | undefined)?.url !== undefined;
-      }
-      return caps[capability] !== undefined;
-    },
-    elicit(request, options) {
-      const schema = (request as { requestedSchema?: unknown }).requestedSchema;
-      return ask(
-        'elicit',
-        { method: 'elicitation/create', params: request } as InputRequest,
-        (value) => isElicitAnswer(value, schema),
-        options,
-        () => mcp.mcpReq.elicitInput(request, requestOptions(mcp, options)),
-      );
-    },
-    sample(request, options) {
-      return ask(
-        'sample',
-        { method: 'sampling/createMessage', params: request } as InputRequest,
-        isSamplingAnswer,
-        options,
-        () => mcp.mcpReq.requestSampling(request, requestOptions(mcp, options)),
-      );
-    },
-    listRoots(options) {
-      return ask(
-        'listRoots',
-        { method: 'roots/list', params: {} } as InputRequest,
-        isRootsAnswer,
-        options,
-        () => mcp.mcpReq.send({ method: 'roots/list' }, requestOptions(mcp, options)),
-      );
-    },
-    async once(key, fn) {
-      if (round === undefined) return fn();
-      const name = `once:${key}`;
-      const remembered = round.remembered(name);
-      if (remembered !== undefined) {
-        round.remember(name, remembered.value);
-        return remembered.value as Awaited<ReturnType<typeof fn>>;
-      }
-      const value = await fn();
-      round.remember(name, value === undefined ? null : value);
-      return value;
-    },
-  };
-}
-
-function requestOptions(mcp: ServerContext, options: ClientRequestOptions | undefined): RequestOptions {
-  // The client's work is for this call: cancelling the call cancels it too.
-  return {
-    signal: mcp.mcpReq.signal,
-    ...(options?.timeoutMs !== undefined && { timeout: options.timeoutMs }),
-  };
-}
-
-/** Sends a request to a 2025-era client; no channel back to it is a `CLIENT_REQUEST_UNAVAILABLE`. */
-async function askClient<T>(mcp: ServerContext, asker: string, send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (error) {
-    if (!(error instanceof SdkError) || error.code !== SdkErrorCode.CapabilityNotSupported) throw error;
-    // Stateless HTTP answers each request with a server that never saw the client's initialize.
-    throw new PierError(
-      'CLIENT_REQUEST_UNAVAILABLE',
-      `${asker}: this HTTP server is stateless, so no session carries a request to the client (listen with sessions: true)`,
-      { cause: error },
-    );
+    return connection
+      .request(method, params, {
+        // A question belongs to the call that asks: it goes on that call's stream (2025 streamable HTTP).
+        via: call.canSend ? (message) => call.sendRelated(message) : undefined,
+        signal: this.signal,
+        timeoutMs: options?.timeoutMs,
+      })
+      .then((answer) => {
+        if (!accept(answer)) {
+          throw new ProtocolError(
+            kind === 'elicit' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+            kind === 'elicit'
+              ? 'Elicitation response content does not match requested schema'
+              : `Invalid ${method} result from the client`,
+          );
+        }
+        return answer;
+      });
   }
 }

@@ -14,6 +14,8 @@ export type {
 } from '@modelcontextprotocol/server';
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
+export type { MiddlewareContext, Target } from './engine/call.js';
+export type { Middleware, MiddlewareMatch } from './engine/middleware.js';
 export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
@@ -36,8 +38,6 @@ export type {
   HttpRefusal,
   HttpRoute,
   McpObserver,
-  McpServerExtension,
-  McpServerSetupContext,
   ObservedClientRequest,
   ObservedNotification,
   ObservedOutcome,
@@ -80,8 +80,8 @@ export type {
 export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
-export type { PierErrorCode } from './errors.js';
-export { MissingClientCapabilityError, PierError } from './errors.js';
+export type { PierErrorCode, RefusalOptions } from './errors.js';
+export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
@@ -109,10 +109,4 @@ export type {
 export { InMemoryTaskStore } from './task-store.js';
 export type { TasksOptions } from './tasks.js';
 export { TASKS_EXTENSION_ID } from './tasks.js';
-export type {
-  BusEvent,
-  EventBus,
-  ListenResult,
-  PierTransport,
-  SdkServerOptions,
-} from './transport-contract.js';
+export type { BusEvent, EventBus, ListenResult, PierTransport } from './transport-contract.js';

@@ -5,6 +5,7 @@ import type {
   PromptMessage,
   ReadResourceResult,
 } from '@modelcontextprotocol/server';
+import { base64 } from './engine/runtime.js';
 import { messageOf } from './errors.js';
 
 /** A tool's return value as a `CallToolResult`; see `ToolReturn` for the rules. */
@@ -38,7 +39,7 @@ export function toResourceResult(
         {
           uri,
           mimeType: mimeType ?? 'application/octet-stream',
-          blob: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
+          blob: base64(value),
         },
       ],
     };

@@ -12,9 +12,8 @@ import {
   type Root,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import type { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
+import { serveTransport } from '@pier/core/transport';
 import { type Era, negotiationFor } from './eras.js';
 import { messageOf, TestingError } from './errors.js';
 import { validateConnectOptions } from './options.js';
@@ -25,7 +24,7 @@ export interface ConnectOptions {
   /** The protocol revision the client speaks, or `auto` to negotiate. Default `2026-07-28`. */
   readonly era?: Era;
   /**
-   * `memory`: linked in-process transports, one fresh SDK server from `server.createMcpServer()` (no
+   * `memory`: linked in-process transports, one engine connection, as stdio has (no
    * port, no listen). `http`: real streamable HTTP on 127.0.0.1 and a free port. Default `memory` for a
    * server, `http` for a URL.
    */
@@ -112,7 +111,7 @@ export async function connect(
   try {
     if (transport === 'memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      cleanups.push(serveInMemory(target as PierServer, serverSide));
+      cleanups.push(await serveInMemory(target as PierServer, serverSide));
       await client.connect(clientSide, { timeout: checked.timeoutMs });
     } else {
       url = await httpUrl(target, options, cleanups);
@@ -204,15 +203,12 @@ function buildClient(
 }
 
 /**
- * Serves one in-memory connection the way Pier serves stdio: the SDK's era router picks the era from
- * the opening message and pins one fresh server for the connection, told its era so that a 2026-07-28
- * one hears resource updates on its `subscriptions/listen` streams. Returns what closes it.
+ * Serves one in-memory connection the way Pier serves stdio: the engine decides the era from the opening
+ * message and keeps one connection for it. Returns what closes it.
  */
-function serveInMemory(server: PierServer, serverSide: InMemoryTransport): () => Promise<void> {
-  const handle = serveStdio(({ era }): McpServer => server.createMcpServer({ era }), {
-    transport: serverSide,
-  });
-  return () => handle.close();
+async function serveInMemory(server: PierServer, serverSide: InMemoryTransport): Promise<() => Promise<void>> {
+  const served = await serveTransport(server, serverSide, { name: 'memory' });
+  return () => served.close();
 }
 
 /** The URL to connect to; starts the server on a free port when it is not listening yet. */

@@ -98,7 +98,7 @@ function isPierServer(value: unknown): value is PierServer {
   return (
     typeof server === 'object' &&
     server !== null &&
-    typeof server.createMcpServer === 'function' &&
+    typeof server.engine === 'object' &&
     typeof server.listen === 'function' &&
     typeof server.notifyResourceUpdated === 'function'
   );
