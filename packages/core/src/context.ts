@@ -59,7 +59,10 @@ export interface RequestContext {
   /** The protocol revision the request is served at, such as `2026-07-28` or `2025-11-25`. */
   readonly protocolVersion: string;
   /** The client, as the request (2026-07-28) or `initialize` (2025) describes it, when it did. */
-  readonly client: { readonly info: Implementation | undefined; readonly capabilities: ClientCapabilities | undefined };
+  readonly client: {
+    readonly info: Implementation | undefined;
+    readonly capabilities: ClientCapabilities | undefined;
+  };
   /** A header of the HTTP request (case-insensitive); `undefined` off HTTP or when absent. */
   header(name: string): string | undefined;
   /**

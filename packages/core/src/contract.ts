@@ -4,7 +4,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import type { MiddlewareContext } from './engine/call.js';
 import type { Middleware, MiddlewareMatch } from './engine/middleware.js';
+
+/** Answers a request of a method a plugin serves (`PluginContext.addMethod`). */
+export type MethodHandler = (
+  ctx: MiddlewareContext,
+) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>;
+
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { TaskStatus } from './task-store.js';
@@ -65,6 +72,16 @@ export interface PluginContext {
    * in plugin order, after the server's own. Only during setup. See `Middleware`.
    */
   use(match: MiddlewareMatch, middleware: Middleware): void;
+  /**
+   * Serves a request method of an extension (`io.example/things/list`), in the eras named (default both):
+   * `handler` gets the request (its `params`, `auth`…) and returns the result object. Middleware runs
+   * around it like any method. A method the server already serves cannot be replaced. Only during setup.
+   */
+  addMethod(
+    method: string,
+    handler: MethodHandler,
+    options?: { readonly eras?: 'both' | 'modern' | 'legacy' },
+  ): void;
   /**
    * Adds to the capabilities the server advertises (`initialize`, `server/discover`), merged key by key:
    * an extension a plugin serves, say `{ extensions: { 'io.example/thing': {} } }`. Only during setup.

@@ -385,7 +385,7 @@ describe('createServer', () => {
     );
   });
 
-  it('constructs the class once, with the config', () => {
+  it('constructs the class once, with the config', async () => {
     const made: unknown[] = [];
     @MCPServer({ name: 'weather', version: '1.0.0' })
     class CountingServer {
@@ -394,8 +394,9 @@ describe('createServer', () => {
       }
     }
     const server = createServer(CountingServer, { city: 'Oslo' }, quiet);
-    server.createMcpServer();
-    server.createMcpServer();
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    await server.engine.handle(list, { era: 'legacy' });
+    await server.engine.handle(list, { era: 'legacy' });
     expect(made).toEqual([{ city: 'Oslo' }]);
   });
 

@@ -1,9 +1,9 @@
 // Everything a server serves, collected from its class (or plain declaration) and its plugins, checked for
 // clashes and prepared once (schemas converted, templates parsed). The engine's catalog is built from it.
 import { type ServerCapabilities, type ToolAnnotations, UriTemplate } from '@modelcontextprotocol/server';
-import type { HttpAuthenticator, HttpRoute, McpObserver } from './contract.js';
-import { type MiddlewareEntry, middlewareEntry } from './engine/middleware.js';
+import type { HttpAuthenticator, HttpRoute, McpObserver, MethodHandler } from './contract.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import { type MiddlewareEntry, middlewareEntry } from './engine/middleware.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
 
@@ -41,6 +41,11 @@ export class Declarations {
   readonly capabilities: ServerCapabilities[] = [];
   readonly observers: McpObserver[] = [];
   readonly middleware: MiddlewareEntry[] = [];
+  /** Methods plugins serve, by name. */
+  readonly methods = new Map<
+    string,
+    { readonly handler: MethodHandler; readonly eras: 'both' | 'modern' | 'legacy'; readonly source: string }
+  >();
   readonly #toolNames = new Map<string, string>();
   readonly #resourceNames = new Map<string, string>();
   readonly #resourceUris = new Map<string, string>();
@@ -146,6 +151,23 @@ export class Declarations {
       fail(`${source}: addCapabilities`, 'capabilities', 'an object', capabilities, 'PLUGIN_INVALID');
     }
     this.capabilities.push(Object.freeze({ ...(capabilities as ServerCapabilities) }));
+  }
+
+  addMethod(method: unknown, handler: unknown, options: unknown, source: string): void {
+    const where = `${source}: addMethod`;
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.\-/]+$/.test(method)) {
+      fail(where, 'method', 'a method name such as io.example/things/list', method, 'PLUGIN_INVALID');
+    }
+    if (typeof handler !== 'function') fail(where, 'handler', 'a function', handler, 'PLUGIN_INVALID');
+    const eras = (options as { eras?: unknown } | undefined)?.eras ?? 'both';
+    if (eras !== 'both' && eras !== 'modern' && eras !== 'legacy') {
+      fail(where, 'eras', "'both', 'modern' or 'legacy'", eras, 'PLUGIN_INVALID');
+    }
+    const taken = this.methods.get(method);
+    if (taken !== undefined) {
+      throw new PierError('PLUGIN_INVALID', `${source} serves ${method}, but ${taken.source} already does`);
+    }
+    this.methods.set(method, { handler: handler as MethodHandler, eras, source });
   }
 
   addMiddleware(match: unknown, middleware: unknown, source: string): void {

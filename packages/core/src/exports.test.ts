@@ -10,6 +10,7 @@ it('@pier/core exports exactly its allow-list', () => {
     'MissingClientCapabilityError',
     'PierError',
     'Prompt',
+    'RequestRefusedError',
     'Resource',
     'TASKS_EXTENSION_ID',
     'Tool',
@@ -29,23 +30,19 @@ it('@pier/core exports exactly its allow-list', () => {
 
 it('@pier/core/transport exports exactly its allow-list', () => {
   expect(Object.keys(entry1).sort()).toEqual([
-    'DEFAULT_NEGOTIATED_PROTOCOL_VERSION',
+    'ErrorCode',
     'InMemoryServerEventBus',
+    'LEGACY_VERSIONS',
     'Lifecycle',
     'MAX_TIMER_MS',
-    'OAuthError',
-    'OAuthErrorCode',
-    'PROTOCOL_VERSION_META_KEY',
-    'SUPPORTED_PROTOCOL_VERSIONS',
-    'bearerAuthChallengeResponse',
-    'classifyInboundRequest',
-    'createMcpHandler',
+    'MODERN_VERSION',
+    'classifyEra',
     'describeValue',
-    'isInitializeRequest',
+    'echoId',
     'isJsonContentType',
     'localhostAllowedHostnames',
     'messageOf',
-    'parseJSONRPCMessage',
+    'serveTransport',
     'validateHostHeader',
   ]);
 });

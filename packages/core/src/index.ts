@@ -14,8 +14,6 @@ export type {
 } from '@modelcontextprotocol/server';
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
-export type { MiddlewareContext, Target } from './engine/call.js';
-export type { Middleware, MiddlewareMatch } from './engine/middleware.js';
 export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
@@ -38,6 +36,7 @@ export type {
   HttpRefusal,
   HttpRoute,
   McpObserver,
+  MethodHandler,
   ObservedClientRequest,
   ObservedNotification,
   ObservedOutcome,
@@ -80,6 +79,8 @@ export type {
 export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
+export type { MiddlewareContext, Target } from './engine/call.js';
+export type { Middleware, MiddlewareMatch } from './engine/middleware.js';
 export type { PierErrorCode, RefusalOptions } from './errors.js';
 export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';

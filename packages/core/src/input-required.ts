@@ -209,7 +209,10 @@ export async function verifiedState(
   if (!isRoundState(state, await target())) throw invalidState();
   if (state.r >= maxRounds) {
     throw protocolAnswer(
-      new ProtocolError(ProtocolErrorCode.InvalidRequest, `The request took more than ${maxRounds} input rounds`),
+      new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `The request took more than ${maxRounds} input rounds`,
+      ),
     );
   }
   return state;
@@ -306,7 +309,9 @@ const refusedAsks = new WeakMap<MissingClientCapabilityError, { key: string; req
  * the question the client cannot answer (HTTP 400): what a tool cannot say by throwing, since whatever a
  * tool throws is its error result. `undefined` for an error Pier did not raise.
  */
-export function refusedQuestion(error: MissingClientCapabilityError): MissingRequiredClientCapabilityError | undefined {
+export function refusedQuestion(
+  error: MissingClientCapabilityError,
+): MissingRequiredClientCapabilityError | undefined {
   const asked = refusedAsks.get(error);
   if (asked === undefined) return undefined;
   return protocolAnswer(

@@ -1,13 +1,18 @@
 // Request observers (PluginContext.observe): every request and notification the engine serves, how each
 // request ended, the requests it sends the client, the connections and the long-lived streams — so that
 // tracing and metrics cover every method and both eras. A server without observers pays nothing.
-import type { McpObserver, ObservedOutcome, ObservedRequest, ObservedStream, ObservedTaskStatus } from './contract.js';
+import type {
+  McpObserver,
+  ObservedOutcome,
+  ObservedRequest,
+  ObservedStream,
+  ObservedTaskStatus,
+} from './contract.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './logger.js';
 
 /** An observer's callback for how a request ended. */
 export type Finish = (outcome: ObservedOutcome) => void;
-
 
 /**
  * What a transport calls when a long-lived stream opens (`TransportHost.reportStream`), or `undefined`

@@ -64,6 +64,10 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
       whileOpen('use');
       registry.addMiddleware(match, middleware, source);
     },
+    addMethod: (method, handler, options) => {
+      whileOpen('addMethod');
+      registry.addMethod(method, handler, options, source);
+    },
     addCapabilities: (capabilities) => {
       whileOpen('addCapabilities');
       registry.addCapabilities(capabilities, source);

@@ -94,7 +94,8 @@ function serveMessage(
   name: string,
   logger: Logger,
 ): Promise<void> | undefined {
-  const isRequest = isPlainObject(message) && typeof (message as { method?: unknown }).method === 'string' && 'id' in message;
+  const isRequest =
+    isPlainObject(message) && typeof (message as { method?: unknown }).method === 'string' && 'id' in message;
   const id = (message as { id?: string | number }).id ?? null;
   if (!('method' in message)) {
     // An answer to one of the server's requests.
@@ -115,14 +116,23 @@ function serveMessage(
     const method = (message as { method: string }).method;
     const error =
       method === 'initialize'
-        ? new UnsupportedProtocolVersionError({ supported: [MODERN_VERSION], requested: String((message as { params?: { protocolVersion?: unknown } }).params?.protocolVersion ?? 'unknown') })
+        ? new UnsupportedProtocolVersionError({
+            supported: [MODERN_VERSION],
+            requested: String(
+              (message as { params?: { protocolVersion?: unknown } }).params?.protocolVersion ?? 'unknown',
+            ),
+          })
         : undefined;
     write({
       jsonrpc: '2.0',
       id,
       error:
         error === undefined
-          ? { code: ErrorCode.InvalidParams, message: 'Invalid _meta envelope: _meta: the per-request envelope is required on protocol revision 2026-07-28' }
+          ? {
+              code: ErrorCode.InvalidParams,
+              message:
+                'Invalid _meta envelope: _meta: the per-request envelope is required on protocol revision 2026-07-28',
+            }
           : { code: error.code, message: error.message, data: error.data },
     });
     return undefined;
@@ -144,7 +154,11 @@ function serveMessage(
     },
     (error: unknown) => {
       logger.error(`${name}: a request crashed`, { error: messageOf(error) });
-      write({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: 'Internal server error' } });
+      write({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: 'Internal server error' },
+      });
     },
   );
 }

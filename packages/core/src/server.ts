@@ -23,12 +23,25 @@ import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } 
 import { streamReporter, taskStatusReporter } from './observe.js';
 import { setUpPlugin } from './plugins.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
-import { SKILL_URI_PREFIX, type SkillCatalogChanges, Skills, type SkillsOption, validateSkillsOption } from './skills.js';
+import {
+  SKILL_URI_PREFIX,
+  type SkillCatalogChanges,
+  Skills,
+  type SkillsOption,
+  validateSkillsOption,
+} from './skills.js';
 import type { StdioListenOptions } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
 import { InMemoryTaskStore } from './task-store.js';
 import { TASKS_EXTENSION_ID, Tasks, type TasksOptions } from './tasks.js';
-import type { CloseReason, EventBus, ListenResult, PierTransport, RunningTransport, TransportHost } from './transport-contract.js';
+import type {
+  CloseReason,
+  EventBus,
+  ListenResult,
+  PierTransport,
+  RunningTransport,
+  TransportHost,
+} from './transport-contract.js';
 import { validatePlugins, validateServerDeclaration } from './validate.js';
 
 /**
@@ -324,10 +337,21 @@ class Server implements PierServer {
     defineSession(this.engine);
     defineTools(this.engine, { rounds, notifier: this.#updates, tasks: this.#tasks });
     definePrompts(this.engine, rounds, this.#updates);
-    defineResources(this.engine, rounds, this.#updates, this.#skills === undefined ? [] : [this.#skills.define(this.engine)]);
+    defineResources(
+      this.engine,
+      rounds,
+      this.#updates,
+      this.#skills === undefined ? [] : [this.#skills.define(this.engine)],
+    );
     defineCompletion(this.engine);
     defineListen(this.engine, this.#updates);
     this.#tasks?.define(this.engine);
+    for (const [method, { handler, eras, source: owner }] of declarations.methods) {
+      if (this.engine.serves(method)) {
+        throw new PierError('PLUGIN_INVALID', `${owner} serves ${method}, which the server serves itself`);
+      }
+      this.engine.define(method, { eras, run: (call) => handler(call) as Record<string, unknown> });
+    }
     this.#updates.attach(this.engine);
     const lifecycle = this.#lifecycle;
     const reportStream = streamReporter(declarations.observers, this.logger);
@@ -363,7 +387,6 @@ class Server implements PierServer {
     this.engine.use(middlewareEntry(match, middleware, 'the server', 'use'));
     return this;
   }
-
 
   get state(): LifecycleState {
     return this.#lifecycle.state;
@@ -610,7 +633,10 @@ function serverOptions(value: unknown): CreateServerOptions {
   if (options.tasks !== undefined) validateTasks(options.tasks);
   const pageSize = options.pageSize;
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) > 0)) {
-    throw new PierError('OPTIONS_INVALID', `createServer: pageSize must be a whole number > 0 (got ${describe(pageSize)})`);
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: pageSize must be a whole number > 0 (got ${describe(pageSize)})`,
+    );
   }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');

@@ -90,9 +90,13 @@ export class Skills {
       this.#logger.debug('skills loaded', { skills: (this.#extension as SkillCatalog).entries.length });
     } catch (error) {
       this.#loading = undefined;
-      throw new PierError('OPTIONS_INVALID', `createServer: skills could not be loaded: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `createServer: skills could not be loaded: ${messageOf(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -134,7 +138,9 @@ export class Skills {
    * A reload may change the list, so `resources.listChanged`.
    */
   get capabilities(): JsonObject {
-    const browsable = this.#files !== undefined || typeof (this.#source as Partial<SkillSource> | undefined)?.readDirectory === 'function';
+    const browsable =
+      this.#files !== undefined ||
+      typeof (this.#source as Partial<SkillSource> | undefined)?.readDirectory === 'function';
     return {
       resources: { listChanged: true },
       extensions: { 'io.modelcontextprotocol/skills': browsable ? { directoryRead: true } : {} },
@@ -156,7 +162,8 @@ export class Skills {
           let params: unknown = call.params;
           if (entry.schema !== undefined) {
             const parsed = entry.schema.safeParse(call.params);
-            if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}`);
+            if (!parsed.success)
+              throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}`);
             params = parsed.data;
           }
           return (await entry.handler(params, sourceContext(call))) as JsonObject;
@@ -188,7 +195,9 @@ export class Skills {
     if (extension === undefined) {
       if (!this.#warnedUnloaded) {
         this.#warnedUnloaded = true;
-        this.#logger.warn('skills are not loaded yet, so none are served: listen() loads them, or call await server.reloadSkills()');
+        this.#logger.warn(
+          'skills are not loaded yet, so none are served: listen() loads them, or call await server.reloadSkills()',
+        );
       }
       return undefined;
     }
@@ -203,14 +212,22 @@ export class Skills {
  * 2026-07-28 answers).
  */
 function record(extension: SkillsExtension, version: string | undefined): Registered {
-  const registered: Registered = { methods: new Map(), template: undefined, read: undefined, capabilities: {} };
+  const registered: Registered = {
+    methods: new Map(),
+    template: undefined,
+    read: undefined,
+    capabilities: {},
+  };
   const server = {
     assertCanSetRequestHandler(method: string): void {
       if (registered.methods.has(method)) throw new Error(`a handler for ${method} is already set`);
     },
     setRequestHandler(method: string, schemas: { params?: ParamsSchema } | Handler, handler?: Handler): void {
       const schema = typeof schemas === 'function' ? undefined : schemas.params;
-      registered.methods.set(method, { schema, handler: (typeof schemas === 'function' ? schemas : handler) as Handler });
+      registered.methods.set(method, {
+        schema,
+        handler: (typeof schemas === 'function' ? schemas : handler) as Handler,
+      });
     },
     registerCapabilities(capabilities: JsonObject): void {
       registered.capabilities = capabilities;
@@ -222,7 +239,12 @@ function record(extension: SkillsExtension, version: string | undefined): Regist
   const face = {
     server,
     isConnected: () => false,
-    registerResource(_name: string, template: ResourceTemplate, _config: unknown, read: Registered['read']): void {
+    registerResource(
+      _name: string,
+      template: ResourceTemplate,
+      _config: unknown,
+      read: Registered['read'],
+    ): void {
       registered.template = template;
       registered.read = read;
     },
@@ -245,8 +267,10 @@ function sourceContext(call: Call): {
 }
 
 function resolvePath(path: string): string {
-  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  const node = typeof load === 'function' ? (load('node:path') as { resolve(path: string): string }) : undefined;
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const node =
+    typeof load === 'function' ? (load('node:path') as { resolve(path: string): string }) : undefined;
   return node === undefined ? path : node.resolve(path);
 }
 
@@ -254,7 +278,8 @@ function resolvePath(path: string): string {
 export function validateSkillsOption(value: unknown): void {
   if (value === undefined) return;
   if (typeof value === 'string') {
-    if (value === '') throw new PierError('OPTIONS_INVALID', 'createServer: skills must not be an empty path');
+    if (value === '')
+      throw new PierError('OPTIONS_INVALID', 'createServer: skills must not be an empty path');
     return;
   }
   const candidate = value as Partial<SkillFiles> | null;

@@ -27,7 +27,10 @@ export async function startStdioTransport(
   options: StdioListenOptions,
   onEnd: () => void,
 ): Promise<RunningTransport> {
-  const served = await serveTransport(host, new StdioServerTransport(options.stdin, options.stdout), { name: 'stdio', onEnd });
+  const served = await serveTransport(host, new StdioServerTransport(options.stdin, options.stdout), {
+    name: 'stdio',
+    onEnd,
+  });
   return {
     address: { transport: 'stdio', url: 'stdio:' },
     async close() {

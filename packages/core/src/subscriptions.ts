@@ -50,7 +50,8 @@ export class ResourceUpdates {
   /** 2025 connections holding at least one subscription. */
   get connections(): number {
     let count = 0;
-    for (const connection of this.#engine?.connections ?? []) if ((connection.subscriptions?.size ?? 0) > 0) count++;
+    for (const connection of this.#engine?.connections ?? [])
+      if ((connection.subscriptions?.size ?? 0) > 0) count++;
     return count;
   }
 
@@ -104,7 +105,10 @@ export class ResourceUpdates {
     if (event.kind === 'resource_updated') {
       const { uri } = event;
       const message = notificationMessage('notifications/resources/updated', { ...event.params, uri });
-      engine.broadcast(message, (connection) => connection.era === 'legacy' && connection.subscriptions?.has(uri) === true);
+      engine.broadcast(
+        message,
+        (connection) => connection.era === 'legacy' && connection.subscriptions?.has(uri) === true,
+      );
       return;
     }
     const [method, capability] = LIST_CHANGES[event.kind];

@@ -92,7 +92,8 @@ export class Tasks {
    */
   static declared(call: Call): boolean {
     if (call.era !== 'modern') return false;
-    const extensions = (call.clientCapabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+    const extensions = (call.clientCapabilities as { extensions?: Record<string, unknown> } | undefined)
+      ?.extensions;
     return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION_ID] != null;
   }
 
@@ -112,7 +113,10 @@ export class Tasks {
       if (!Tasks.declared(call)) throw Tasks.missing(call.method);
       const taskId = call.params.taskId;
       if (typeof taskId !== 'string') {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params: ${call.method} needs a string taskId`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid params: ${call.method} needs a string taskId`,
+        );
       }
       const task = await this.#store.get(taskId);
       // Another principal's task is answered as if it did not exist.

@@ -64,6 +64,12 @@ export interface McpEngine {
    * returns `undefined`. Never rejects.
    */
   handle(message: unknown, inbound: Inbound): Promise<Answer | undefined> | undefined;
+  /**
+   * What a request would be refused with before it runs (its declaration's scopes), without running it;
+   * `undefined` when it may go on. For a batch: check every request first, so that a refused batch runs
+   * nothing.
+   */
+  preflight(message: unknown, inbound: Inbound): Promise<Answer | undefined>;
   /** Opens a connection the engine keeps state for (a 2025 session, a stdio link) until it is closed. */
   connect(options: ConnectionOptions): EngineConnection;
 }

@@ -3,8 +3,20 @@
 // `host.engine.handle`, write back its `Answer`. The SDK pieces are re-exported from the one copy core
 // uses, so a transport and core can never run two SDK versions side by side.
 
-export type { AuthInfo, EventId, EventStore, JSONRPCMessage, StreamId, Transport } from '@modelcontextprotocol/server';
-export { isJsonContentType, localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
+export type {
+  AuthInfo,
+  EventId,
+  EventStore,
+  JSONRPCMessage,
+  StreamId,
+  Transport,
+} from '@modelcontextprotocol/server';
+export {
+  InMemoryServerEventBus,
+  isJsonContentType,
+  localhostAllowedHostnames,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
 export type {
   HttpAuthenticator,
   HttpAuthOutcome,

@@ -8,7 +8,7 @@ import { jwt } from './jwt.js';
 import { checkImplies, checkScopes, ScopePolicy } from './scopes.js';
 import { canonicalUrl, issuerProblem, metadataUrlOf, resourceProblem } from './urls.js';
 import type { ActiveVerifier, TokenVerifier } from './verifier.js';
-import { hideUnusable } from './visibility.js';
+import { hideUnusable, LIST_METHODS } from './visibility.js';
 
 /** Options of {@link authPlugin}. */
 export interface AuthPluginOptions {
@@ -267,7 +267,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         ctx.addRoute({ method: 'OPTIONS', path, handler: preflight });
       }
       ctx.setAuthenticator(authenticator);
-      if (settings.visibility === 'hide') ctx.extendMcpServer({ setup: (server) => hideUnusable(server) });
+      if (settings.visibility === 'hide') ctx.use(LIST_METHODS, hideUnusable(authenticator as Required<Pick<HttpAuthenticator, 'scopeChallenge'>>));
     },
   };
 }

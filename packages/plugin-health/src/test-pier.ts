@@ -47,7 +47,9 @@ export function countingRoutes(plugin: PierPlugin): {
         logger: ctx.logger,
         notifyResourceUpdated: (uri) => ctx.notifyResourceUpdated(uri),
         onClose: (hook) => ctx.onClose(hook),
-        extendMcpServer: (extension) => ctx.extendMcpServer(extension),
+        use: (match, middleware) => ctx.use(match, middleware),
+        addMethod: (method, handler, options) => ctx.addMethod(method, handler, options),
+        addCapabilities: (capabilities) => ctx.addCapabilities(capabilities),
         setAuthenticator: (authenticator) => ctx.setAuthenticator(authenticator),
         observe: (observer) => ctx.observe(observer),
         addRoute: (route) =>

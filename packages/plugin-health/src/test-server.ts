@@ -63,7 +63,9 @@ export async function startTestServer(
     async notifyResourceUpdated() {},
     // The plugin registers no close hook; this bare host has none to run.
     onClose: () => () => {},
-    extendMcpServer() {},
+    use() {},
+    addMethod() {},
+    addCapabilities() {},
     setAuthenticator() {},
     observe() {},
   };

@@ -206,7 +206,10 @@ function buildClient(
  * Serves one in-memory connection the way Pier serves stdio: the engine decides the era from the opening
  * message and keeps one connection for it. Returns what closes it.
  */
-async function serveInMemory(server: PierServer, serverSide: InMemoryTransport): Promise<() => Promise<void>> {
+async function serveInMemory(
+  server: PierServer,
+  serverSide: InMemoryTransport,
+): Promise<() => Promise<void>> {
   const served = await serveTransport(server, serverSide, { name: 'memory' });
   return () => served.close();
 }

@@ -12,11 +12,27 @@ export function headerReader(req: IncomingMessage): HeaderReader {
   };
 }
 
+/** Every header of `req` as a web `Headers` (what observers read; made only when they ask). */
+export function allHeaders(req: IncomingMessage): () => Headers {
+  return () => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return headers;
+  };
+}
+
 /**
  * Writes `answer` as one JSON body with its status and headers (the HTTP body of a refusal, such as an
  * OAuth error, in place of the JSON-RPC message). `extra` headers go first (a session id).
  */
-export function writeAnswer(res: ServerResponse, answer: Answer, extra?: Readonly<Record<string, string>>): void {
+export function writeAnswer(
+  res: ServerResponse,
+  answer: Answer,
+  extra?: Readonly<Record<string, string>>,
+): void {
   if (res.destroyed || res.writableEnded) return;
   const { status, headers, body } = answerBody(answer, extra);
   res.writeHead(status, headers);

@@ -96,7 +96,11 @@ export class Channel {
 
   /** Answers with one JSON body (only before anything was streamed). */
   json(status: number, body: string): void {
-    this.respond(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body);
+    this.respond(
+      status,
+      { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    );
   }
 
   /** Answers with `body` and these headers, besides the channel's own (only before anything was streamed). */

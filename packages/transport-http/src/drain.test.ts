@@ -145,14 +145,12 @@ describe('drain', () => {
       headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': LEGACY_VERSION },
     });
     const reader = new StreamReader(stream);
-    const sdkServer = server.host.servers[0];
-    let sessionClosed = false;
-    if (sdkServer) sdkServer.server.onclose = () => (sessionClosed = true);
+    const connection = server.host.connections[0];
 
     await server.close();
     await reader.readToEnd();
     expect(reader.ended).toBe(true);
-    expect(sessionClosed).toBe(true);
+    expect(connection?.closed).toBe(true);
   });
 
   it('picks the drain delay: 5 s on SIGTERM, 0 on close, the option, then the close call', async () => {

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthInfo, type EngineConnection, type Logger, messageOf, type TransportHost } from '@pier/core/transport';
+import {
+  type AuthInfo,
+  type EngineConnection,
+  type Logger,
+  messageOf,
+  type TransportHost,
+} from '@pier/core/transport';
 import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';

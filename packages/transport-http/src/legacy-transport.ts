@@ -13,7 +13,7 @@ import {
   messageOf,
   type RequestId,
 } from '@pier/core/transport';
-import { abortedOnDisconnect, answerBody, headerReader } from './answers.js';
+import { abortedOnDisconnect, allHeaders, answerBody, headerReader } from './answers.js';
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
 import { headerValue, JSONRPC } from './json-errors.js';
@@ -134,10 +134,23 @@ export class LegacyTransport {
       era: 'legacy' as const,
       requestedVersion: version ?? DEFAULT_VERSION,
       headers: headerReader(req),
+      allHeaders: allHeaders(req),
       authInfo,
       connection: this.#connection,
       transport: 'http',
     };
+    if (requests.length > 1) {
+      // A batch with a request the caller may not make is refused whole, before any of it runs.
+      for (const message of requests) {
+        const refusal = await this.#engine.preflight(message, base);
+        if (refusal !== undefined && refusal.status !== 200) {
+          const { status, headers, body } = answerBody(refusal, this.#headers());
+          res.writeHead(status, headers);
+          res.end(body);
+          return;
+        }
+      }
+    }
     if (requests.length === 0) {
       for (const message of messages) void this.#engine.handle(message, base);
       res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
@@ -146,10 +159,7 @@ export class LegacyTransport {
     }
 
     // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
-    const streamId =
-      this.#eventStore === undefined
-        ? String(++this.#streamCount)
-        : crypto.randomUUID();
+    const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : crypto.randomUUID();
     const resumable = this.#eventStore !== undefined && version !== undefined && supportsPriming(version);
     const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
     this.#channels.set(streamId, channel);
@@ -278,13 +288,19 @@ export class LegacyTransport {
     this.#channels.delete(streamId);
     if (current === undefined) {
       if (this.#eventStore === undefined && answers.length > 0) {
-        this.#logger.debug('an answer is undeliverable: its stream is disconnected and no eventStore is configured');
+        this.#logger.debug(
+          'an answer is undeliverable: its stream is disconnected and no eventStore is configured',
+        );
       }
       return;
     }
     if (current.streaming || answers.length === 0) current.end();
     // One answer goes alone (as the SDK sends it, even for a batch with one request); more as an array.
-    else current.json(200, JSON.stringify(answers.length === 1 ? answers[0]?.message : answers.map((a) => a.message)));
+    else
+      current.json(
+        200,
+        JSON.stringify(answers.length === 1 ? answers[0]?.message : answers.map((a) => a.message)),
+      );
   }
 
   #forget(streamId: string, ids: readonly RequestId[]): void {
@@ -438,7 +454,11 @@ function isMessage(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const message = value as Record<string, unknown>;
   if (message.jsonrpc !== '2.0') return false;
-  if (typeof message.method === 'string') return message.params === undefined || (typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params));
+  if (typeof message.method === 'string')
+    return (
+      message.params === undefined ||
+      (typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params))
+    );
   return 'id' in message && ('result' in message || 'error' in message);
 }
 

@@ -96,12 +96,24 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       const { status, error } = classified.refused;
       logger.debug('MCP request refused', { status, error: error.message });
       const text = JSON.stringify({ jsonrpc: '2.0', error, id: echoId(body) });
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(text)),
+      });
       res.end(text);
       return;
     }
     if (classified.era === 'modern') {
-      await serveModern(host, tracker, req, res, body as { method: string }, classified.envelope, authInfo, exchange);
+      await serveModern(
+        host,
+        tracker,
+        req,
+        res,
+        body as { method: string },
+        classified.envelope,
+        authInfo,
+        exchange,
+      );
       return;
     }
     if (sessions !== undefined) {

@@ -3,7 +3,7 @@
 // a `subscriptions/listen` stream); a notification is taken in and answered 202.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, Envelope, Inbound, Message, TransportHost } from '@pier/core/transport';
-import { abortedOnDisconnect, headerReader, writeAnswer } from './answers.js';
+import { abortedOnDisconnect, allHeaders, headerReader, writeAnswer } from './answers.js';
 import { Channel } from './channel.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
 
@@ -35,6 +35,7 @@ export async function serveModern(
     era: 'modern',
     envelope,
     headers: headerReader(req),
+    allHeaders: allHeaders(req),
     authInfo,
     get signal() {
       signal ??= abortedOnDisconnect(res);

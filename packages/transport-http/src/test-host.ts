@@ -1,7 +1,9 @@
 // Test helper (excluded from the build): a TransportHost whose engine is a real Pier server's, with its own
 // lifecycle (the tests drive it as core would), and tools that let tests hold a call in flight.
+import { McpServer } from '@modelcontextprotocol/server';
 import { createServer, defineServer, defineTool } from '@pier/core';
 import {
+  type EngineConnection,
   type EventBus,
   type HttpAuthenticator,
   type HttpRoute,
@@ -22,6 +24,8 @@ export interface LogLine {
 
 /** Holds `slow` tool calls until released. */
 export class Gate {
+  /** How many `slow` calls had their signal aborted (the client went away, or cancelled). */
+  aborted = 0;
   #waiting: (() => void)[] = [];
   #watchers: { count: number; resolve: () => void }[] = [];
 
@@ -57,6 +61,8 @@ export interface TestHost {
   readonly state: Lifecycle['state'];
   onStateChange: Lifecycle['subscribe'];
   readonly engine: McpEngine;
+  /** Every connection (2025 session) the transport opened on the engine, oldest first. */
+  readonly connections: EngineConnection[];
   readonly events: EventBus;
   readonly authenticator: HttpAuthenticator | undefined;
   readonly lifecycle: Lifecycle;
@@ -88,6 +94,8 @@ export function createTestHost(
     }),
     { logger, handleSignals: false },
   );
+  const connections: EngineConnection[] = [];
+  const engine = server.engine;
   return {
     info: { name: 'test-server', version: '1.2.3' },
     logger,
@@ -96,7 +104,16 @@ export function createTestHost(
       return lifecycle.state;
     },
     onStateChange: (listener) => lifecycle.subscribe(listener),
-    engine: server.engine,
+    engine: {
+      handle: (message, inbound) => engine.handle(message, inbound),
+      preflight: (message, inbound) => engine.preflight(message, inbound),
+      connect: (options) => {
+        const connection = engine.connect(options);
+        connections.push(connection);
+        return connection;
+      },
+    },
+    connections,
     events: server.events,
     authenticator,
     lifecycle,
@@ -116,7 +133,10 @@ function testTools(gate: Gate) {
     defineTool({
       name: 'slow',
       description: 'Answers once the test releases it',
-      handler: async () => {
+      handler: async (_args, ctx) => {
+        ctx.signal.addEventListener('abort', () => {
+          gate.aborted += 1;
+        });
         await gate.wait();
         return 'slow done';
       },
@@ -155,6 +175,53 @@ function testTools(gate: Gate) {
       },
     }),
   ];
+}
+
+/**
+ * The same tools on a bare SDK server, built the SDK's documented way: the reference Pier's answers are held
+ * to in tests.
+ */
+export function buildReferenceServer(gate: Gate = new Gate()): McpServer {
+  // Pier's capabilities: logging, and tools whose list does not change.
+  const server = new McpServer(
+    { name: 'test-server', version: '1.2.3' },
+    { capabilities: { logging: {}, tools: { listChanged: false } } },
+  );
+  server.registerTool(
+    'echo',
+    { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
+  server.registerTool('slow', { description: 'Answers once the test releases it' }, async () => {
+    await gate.wait();
+    return { content: [{ type: 'text', text: 'slow done' }] };
+  });
+  server.registerTool('notify', { description: 'Sends progress, then answers' }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined) {
+      await ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, total: 2 },
+      });
+    }
+    return { content: [{ type: 'text', text: 'notified' }] };
+  });
+  server.registerTool('header', { description: 'Reads the X-Pier-Test request header' }, async (ctx) => ({
+    content: [{ type: 'text', text: ctx.http?.req?.headers.get('x-pier-test') ?? 'none' }],
+  }));
+  server.registerTool('ask', { description: 'Asks the client for a name (elicitation)' }, async (ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    return { content: [{ type: 'text', text: `hello ${String(answer.content?.name ?? answer.action)}` }] };
+  });
+  server.registerTool('reconnect', { description: 'Closes its stream, then answers' }, async (ctx) => {
+    ctx.http?.closeSSE?.();
+    await gate.wait();
+    return { content: [{ type: 'text', text: 'after reconnect' }] };
+  });
+  return server;
 }
 
 function captureLogger(logs: LogLine[]): Logger {

@@ -2,7 +2,12 @@
 // ways back to the client (related messages, questions in a 2025 session). It is also what middleware
 // sees (`MiddlewareContext`). Everything that costs something (an abort controller, a principal, response
 // headers) is made only when first asked for.
-import type { AuthInfo, ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/server';
+import type {
+  AuthInfo,
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { Envelope, HeaderReader } from './classify.js';
 import type { Connection, EngineConnection, MessageSink } from './connection.js';
@@ -19,6 +24,8 @@ export interface Inbound {
   readonly requestedVersion?: string | undefined;
   /** HTTP request headers (lower-case names); absent off HTTP. */
   readonly headers?: HeaderReader | undefined;
+  /** Every HTTP request header as a web `Headers`, made when asked (observers read them so). */
+  readonly allHeaders?: (() => Headers) | undefined;
   /** Who is calling, when an authenticator ran. */
   readonly authInfo?: AuthInfo | undefined;
   /** The 2025 session or stdio link the message belongs to (`engine.connect`); none for a stateless HTTP request. */
@@ -38,8 +45,16 @@ export interface Inbound {
 
 /** What a request names, resolved before middleware runs. */
 export type Target =
-  | { readonly kind: 'tool'; readonly name: string; readonly declaration: import('../declaration.js').ToolDeclaration }
-  | { readonly kind: 'prompt'; readonly name: string; readonly declaration: import('../declaration.js').PromptDeclaration }
+  | {
+      readonly kind: 'tool';
+      readonly name: string;
+      readonly declaration: import('../declaration.js').ToolDeclaration;
+    }
+  | {
+      readonly kind: 'prompt';
+      readonly name: string;
+      readonly declaration: import('../declaration.js').PromptDeclaration;
+    }
   | {
       readonly kind: 'resource';
       readonly name: string;
@@ -78,7 +93,10 @@ export interface MiddlewareContext {
   /** `http`, `stdio` or another transport's name. */
   readonly transport: string;
   /** The client, as the request (2026-07-28) or `initialize` (2025) describes it. */
-  readonly client: { readonly info: Implementation | undefined; readonly capabilities: ClientCapabilities | undefined };
+  readonly client: {
+    readonly info: Implementation | undefined;
+    readonly capabilities: ClientCapabilities | undefined;
+  };
   /** Aborted when the client cancels the request or goes away. */
   readonly signal: AbortSignal;
   /** The server's logger. */
@@ -89,6 +107,12 @@ export interface MiddlewareContext {
   setHeader(name: string, value: string): void;
   /** Per-request storage shared by every middleware of the request. */
   readonly state: Map<unknown, unknown>;
+  /**
+   * The declaration behind one entry of a list result (`tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list`): to filter a list by what each entry is. `undefined` for an entry the
+   * server did not declare itself (a skill, a plugin's own).
+   */
+  declarationOf(entry: Readonly<Record<string, unknown>>): Target | undefined;
 }
 
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
@@ -114,7 +138,13 @@ export class Call implements MiddlewareContext {
   /** The answer went out (or will never): related messages after it are dropped. */
   answered = false;
 
-  constructor(engine: Engine, id: RequestId, method: string, params: JsonObject | undefined, inbound: Inbound) {
+  constructor(
+    engine: Engine,
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    inbound: Inbound,
+  ) {
     this.engine = engine;
     this.id = id;
     this.method = method;
@@ -126,12 +156,18 @@ export class Call implements MiddlewareContext {
   }
 
   get protocolVersion(): string {
-    return this.envelope?.protocolVersion ?? this.connection?.protocolVersion ?? this.engine.legacyVersionOf(this.inbound);
+    return (
+      this.envelope?.protocolVersion ??
+      this.connection?.protocolVersion ??
+      this.engine.legacyVersionOf(this.inbound)
+    );
   }
 
   /** What the client declared it can do: the request's envelope (2026-07-28), or `initialize` (2025). */
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.envelope !== undefined ? this.envelope.clientCapabilities : this.connection?.clientCapabilities;
+    return this.envelope !== undefined
+      ? this.envelope.clientCapabilities
+      : this.connection?.clientCapabilities;
   }
 
   get client(): MiddlewareContext['client'] {
@@ -182,7 +218,14 @@ export class Call implements MiddlewareContext {
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) return EMPTY;
     const accepted: JsonObject = {};
     for (const [key, entry] of Object.entries(responses)) {
-      if (typeof entry !== 'object' || entry === null || Array.isArray(entry) || 'method' in entry || 'result' in entry) continue;
+      if (
+        typeof entry !== 'object' ||
+        entry === null ||
+        Array.isArray(entry) ||
+        'method' in entry ||
+        'result' in entry
+      )
+        continue;
       accepted[key] = entry;
     }
     return accepted;
@@ -222,6 +265,31 @@ export class Call implements MiddlewareContext {
 
   header(name: string): string | undefined {
     return this.inbound.headers?.(name.toLowerCase());
+  }
+
+  declarationOf(entry: Readonly<Record<string, unknown>>): Target | undefined {
+    const catalog = this.engine.catalog;
+    const { name, uri } = entry;
+    switch (this.method) {
+      case 'tools/list': {
+        const tool = typeof name === 'string' ? catalog.tools.get(name) : undefined;
+        return tool && { kind: 'tool', name: tool.name, declaration: tool.declaration };
+      }
+      case 'prompts/list': {
+        const prompt = typeof name === 'string' ? catalog.prompts.get(name) : undefined;
+        return prompt && { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };
+      }
+      case 'resources/list': {
+        const found = typeof uri === 'string' && URL.canParse(uri) ? catalog.resource(new URL(uri).href) : undefined;
+        return found && { kind: 'resource', name: found.entry.name, declaration: found.entry.declaration };
+      }
+      case 'resources/templates/list': {
+        const template = catalog.templates.find((candidate) => candidate.name === name);
+        return template && { kind: 'resource', name: template.name, declaration: template.declaration };
+      }
+      default:
+        return undefined;
+    }
   }
 
   setHeader(name: string, value: string): void {

@@ -2,10 +2,10 @@
 // `tools/list` entry and its `Mcp-Param-*` declarations; each prompt with its arguments; each resource and
 // template with its matcher. Nothing here is built again per request.
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declarations.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaration.js';
+import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declarations.js';
 import type { PreparedSchema } from '../schema.js';
-import { scanHeaderParams, type HeaderParam } from './param-headers.js';
+import { type HeaderParam, scanHeaderParams } from './param-headers.js';
 import { isPlainObject, type JsonObject } from './wire.js';
 
 /** A declared tool, ready to serve. */
@@ -82,17 +82,21 @@ export class Catalog {
     this.templateList = Object.freeze(this.templates.map((template) => template.listed));
     this.subscribable = declarations.resources.some((resource) => resource.subscribable);
     this.completions =
-      this.templates.some((template) => (template.declaration as { complete?: unknown }).complete !== undefined) ||
-      [...this.prompts.values()].some((prompt) => prompt.completers.size > 0);
+      this.templates.some(
+        (template) => (template.declaration as { complete?: unknown }).complete !== undefined,
+      ) || [...this.prompts.values()].some((prompt) => prompt.completers.size > 0);
   }
 
   /** The resource or template serving `uri` (already normalised), with the template's variables. */
-  resource(uri: string): { readonly entry: ResourceEntry; readonly variables: Record<string, string | string[]> } | undefined {
+  resource(
+    uri: string,
+  ): { readonly entry: ResourceEntry; readonly variables: Record<string, string | string[]> } | undefined {
     const fixed = this.fixed.get(uri);
     if (fixed !== undefined) return { entry: fixed, variables: NO_VARIABLES };
     for (const template of this.templates) {
       const variables = (template.template as UriTemplate).match(uri);
-      if (variables !== null) return { entry: template, variables: variables as Record<string, string | string[]> };
+      if (variables !== null)
+        return { entry: template, variables: variables as Record<string, string | string[]> };
     }
     return undefined;
   }
@@ -112,7 +116,10 @@ function toolEntry({ declaration, config }: PreparedTool): ToolEntry {
   const input = config.inputSchema;
   const output = config.outputSchema;
   // The SDK's listing: `type: "object"` first, then what the schema converts to.
-  const inputJson = input === undefined ? EMPTY_INPUT_SCHEMA : { type: 'object', ...input['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) };
+  const inputJson =
+    input === undefined
+      ? EMPTY_INPUT_SCHEMA
+      : { type: 'object', ...input['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) };
   const listed: JsonObject = {
     name: declaration.name,
     ...(declaration.title !== undefined && { title: declaration.title }),
@@ -121,7 +128,8 @@ function toolEntry({ declaration, config }: PreparedTool): ToolEntry {
     ...(declaration.annotations !== undefined && { annotations: declaration.annotations }),
     ...withMeta(declaration),
   };
-  if (output !== undefined) listed.outputSchema = output['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  if (output !== undefined)
+    listed.outputSchema = output['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
   return {
     kind: 'tool',
     name: declaration.name,
@@ -142,7 +150,8 @@ function promptEntry({ declaration, argsSchema }: PreparedPrompt): PromptEntry {
     const required = Array.isArray(json.required) ? json.required : [];
     args = Object.entries(properties).map(([name, property]) => ({
       name,
-      ...(isPlainObject(property) && typeof property.description === 'string' && { description: property.description }),
+      ...(isPlainObject(property) &&
+        typeof property.description === 'string' && { description: property.description }),
       required: required.includes(name),
     }));
     const shape = argsSchema.shape;
@@ -160,7 +169,14 @@ function promptEntry({ declaration, argsSchema }: PreparedPrompt): PromptEntry {
     ...(args !== undefined && { arguments: args }),
     ...withMeta(declaration),
   };
-  return { kind: 'prompt', name: declaration.name, declaration, args: argsSchema, listed: deepFreeze(listed), completers };
+  return {
+    kind: 'prompt',
+    name: declaration.name,
+    declaration,
+    args: argsSchema,
+    listed: deepFreeze(listed),
+    completers,
+  };
 }
 
 function resourceEntry({ declaration, metadata, subscribable }: PreparedResource): ResourceEntry {
@@ -186,7 +202,12 @@ function resourceEntry({ declaration, metadata, subscribable }: PreparedResource
     template: new UriTemplate(declaration.uriTemplate),
     subscribable,
     metadata,
-    listed: deepFreeze({ name: declaration.name, uriTemplate: declaration.uriTemplate, ...metadata, ...extra }),
+    listed: deepFreeze({
+      name: declaration.name,
+      uriTemplate: declaration.uriTemplate,
+      ...metadata,
+      ...extra,
+    }),
   };
 }
 
@@ -206,8 +227,17 @@ const COMPLETABLE = Symbol.for('mcp.completable');
  * `.optional()`. The mark is the one `completable` of `@pier/core` (and of the SDK) sets.
  */
 export function completerOf(field: unknown): Completer | undefined {
-  let schema = field as { [COMPLETABLE]?: { complete?: Completer }; type?: unknown; def?: { innerType?: unknown } } | null;
-  if (schema !== null && typeof schema === 'object' && schema.type === 'optional' && !(COMPLETABLE in schema)) {
+  let schema = field as {
+    [COMPLETABLE]?: { complete?: Completer };
+    type?: unknown;
+    def?: { innerType?: unknown };
+  } | null;
+  if (
+    schema !== null &&
+    typeof schema === 'object' &&
+    schema.type === 'optional' &&
+    !(COMPLETABLE in schema)
+  ) {
     schema = (schema.def?.innerType ?? schema) as typeof schema;
   }
   if (schema === null || typeof schema !== 'object') return undefined;

@@ -79,7 +79,10 @@ function fastClassification(body: JsonObject, headers: HeaderReader | undefined)
   const headerVersion = headers?.('mcp-protocol-version');
   if (meta === undefined || !(Meta.protocolVersion in meta)) {
     // Claim-less: 2025 traffic, unless a header names a modern revision (the SDK refuses or serves that).
-    if (headerVersion !== undefined && (headerVersion.trim() !== headerVersion || isModernVersion(headerVersion))) {
+    if (
+      headerVersion !== undefined &&
+      (headerVersion.trim() !== headerVersion || isModernVersion(headerVersion))
+    ) {
       return undefined;
     }
     if (body.method === 'initialize' && kind === 'request') {
@@ -126,13 +129,17 @@ function sdkClassification(body: unknown, headers: HeaderReader | undefined): Cl
   const revision = outcome.classification.revision;
   if (revision !== undefined && revision !== MODERN_VERSION) {
     const error = new UnsupportedProtocolVersionError({ supported: [MODERN_VERSION], requested: revision });
-    return { refused: { status: 400, error: { code: error.code, message: error.message, data: error.data } } };
+    return {
+      refused: { status: 400, error: { code: error.code, message: error.message, data: error.data } },
+    };
   }
   if (outcome.messageKind === 'notification') return { era: 'modern', envelope: undefined };
   const message = outcome.message as { method: string; params?: JsonObject };
   if (revision === undefined) {
     const error = new UnsupportedProtocolVersionError({ supported: [MODERN_VERSION], requested: 'unknown' });
-    return { refused: { status: 400, error: { code: error.code, message: error.message, data: error.data } } };
+    return {
+      refused: { status: 400, error: { code: error.code, message: error.message, data: error.data } },
+    };
   }
   if (headers !== undefined) {
     const refused = standardHeaderRefusal(headers, message.method, message.params);
@@ -153,7 +160,11 @@ let last: { readonly meta: JsonObject; readonly envelope: Envelope } | undefined
 /** The envelope of `meta` when one like it was accepted before and its progress token is well-formed. */
 function acceptedEnvelope(meta: JsonObject): Envelope | undefined {
   const token = meta.progressToken;
-  if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isInteger(token))) {
+  if (
+    token !== undefined &&
+    typeof token !== 'string' &&
+    !(typeof token === 'number' && Number.isInteger(token))
+  ) {
     return undefined;
   }
   if (last !== undefined && sameReserved(meta, last.meta)) return last.envelope;
@@ -191,7 +202,7 @@ function reservedKey(meta: JsonObject): string {
 /** Whether the reserved keys of `meta` hold the same JSON as those of `known` (a parsed copy). */
 function sameReserved(meta: JsonObject, known: JsonObject): boolean {
   for (const key of RESERVED) {
-    if ((key in meta) !== (key in known)) return false;
+    if (key in meta !== key in known) return false;
     if (!sameJson(meta[key], known[key], 0)) return false;
   }
   return true;
@@ -199,7 +210,8 @@ function sameReserved(meta: JsonObject, known: JsonObject): boolean {
 
 function sameJson(value: unknown, known: unknown, depth: number): boolean {
   if (value === known) return true;
-  if (typeof value !== 'object' || value === null || typeof known !== 'object' || known === null) return false;
+  if (typeof value !== 'object' || value === null || typeof known !== 'object' || known === null)
+    return false;
   if (depth > 8) return false;
   if (Array.isArray(known)) {
     if (!Array.isArray(value) || value.length !== known.length) return false;
@@ -252,7 +264,10 @@ export function standardHeaderRefusal(
   }
   const trimmedMethod = methodHeader === undefined ? undefined : stripOws(methodHeader);
   if (trimmedMethod !== undefined && trimmedMethod !== method) {
-    return mismatch(trimmedMethod, `the body names method ${method} but the Mcp-Method header names ${trimmedMethod}`);
+    return mismatch(
+      trimmedMethod,
+      `the body names method ${method} but the Mcp-Method header names ${trimmedMethod}`,
+    );
   }
   if (version === undefined) {
     return mismatch(
@@ -263,7 +278,10 @@ export function standardHeaderRefusal(
     );
   }
   if (methodHeader === undefined) {
-    return mismatch('(missing)', `the body names method ${method} but the required Mcp-Method header is absent`);
+    return mismatch(
+      '(missing)',
+      `the body names method ${method} but the required Mcp-Method header is absent`,
+    );
   }
   const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
   if (field === undefined) return undefined;

@@ -3,7 +3,7 @@
 // resources it subscribed to, the requests it has in flight (to cancel them), and the requests the server
 // sent it (to match their answers). A stateless HTTP request has none.
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/server';
-import type { ObservedSession } from '../contract.js';
+import type { ObservedClientRequest, ObservedOutcome, ObservedSession } from '../contract.js';
 import { PierError } from '../errors.js';
 import {
   ErrorCode,
@@ -49,6 +49,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly timer: ReturnType<typeof setTimeout>;
   readonly cleanup: () => void;
+  /** Observers waiting for the client's answer. */
+  readonly finishes: readonly ((outcome: ObservedOutcome) => void)[];
 }
 
 /** How long the server waits for the client to answer one of its requests. */
@@ -97,6 +99,8 @@ export class Connection implements EngineConnection {
   closed = false;
   /** How observers (`PluginContext.observe`) see this connection; set by the engine when they watch sessions. */
   observed: ObservedSession | undefined;
+  /** Tells observers of a request sent to the client; returns what to call with its outcome. Set by the engine. */
+  observeRequest: ((request: ObservedClientRequest) => ((outcome: ObservedOutcome) => void)[]) | undefined;
   readonly #sink: MessageSink;
   /** Requests received and not answered yet, by id: `notifications/cancelled` aborts them. */
   #inFlight: Map<RequestId, Abortable> | undefined;
@@ -146,23 +150,44 @@ export class Connection implements EngineConnection {
    * answer in time, the signal aborts (the client is told with `notifications/cancelled`), or the
    * connection closes first.
    */
-  request(method: string, params: JsonObject | undefined, options: OutgoingRequestOptions = {}): Promise<JsonObject> {
+  request(
+    method: string,
+    params: JsonObject | undefined,
+    options: OutgoingRequestOptions = {},
+  ): Promise<JsonObject> {
     if (this.closed) return Promise.reject(closedError());
     const id = this.#nextId++;
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const finishes =
+      this.observeRequest?.({ method, id, params, era: this.era, session: this.observed }) ?? [];
     return new Promise<JsonObject>((resolve, reject) => {
-      const pending = (this.#pending ??= new Map());
+      this.#pending ??= new Map();
+      const pending = this.#pending;
       const onAbort = () => {
         this.#settle(id);
-        this.send(notificationMessage('notifications/cancelled', { requestId: id, reason: String(signal?.reason ?? 'cancelled') }));
-        reject(signal?.reason instanceof Error ? signal.reason : new PierError('CLIENT_REQUEST_UNAVAILABLE', `${method}: cancelled`));
+        this.send(
+          notificationMessage('notifications/cancelled', {
+            requestId: id,
+            reason: String(signal?.reason ?? 'cancelled'),
+          }),
+        );
+        reject(
+          signal?.reason instanceof Error
+            ? signal.reason
+            : new PierError('CLIENT_REQUEST_UNAVAILABLE', `${method}: cancelled`),
+        );
       };
       const timeoutMs = options.timeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS;
       const timer = setTimeout(() => {
         this.#settle(id);
         this.send(notificationMessage('notifications/cancelled', { requestId: id, reason: 'timeout' }));
-        reject(new PierError('CLIENT_REQUEST_UNAVAILABLE', `${method}: the client did not answer within ${timeoutMs} ms`));
+        reject(
+          new PierError(
+            'CLIENT_REQUEST_UNAVAILABLE',
+            `${method}: timed out after ${timeoutMs} ms waiting for the client's answer`,
+          ),
+        );
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       pending.set(id, {
@@ -170,6 +195,7 @@ export class Connection implements EngineConnection {
         reject,
         timer,
         cleanup: () => signal?.removeEventListener('abort', onAbort),
+        finishes,
       });
       const message = { jsonrpc: '2.0' as const, id, method, ...(params !== undefined && { params }) };
       const via = options.via;
@@ -184,8 +210,12 @@ export class Connection implements EngineConnection {
     if (id === null) return false;
     const pending = this.#settle(id);
     if (pending === undefined) return false;
+    const outcome: ObservedOutcome =
+      'result' in message ? { result: message.result } : { error: message.error };
+    for (const finish of pending.finishes) finish(outcome);
     if ('result' in message) pending.resolve(message.result);
-    else pending.reject(new ClientRequestError(message.error.code, message.error.message, message.error.data));
+    else
+      pending.reject(new ClientRequestError(message.error.code, message.error.message, message.error.data));
     return true;
   }
 
@@ -201,7 +231,11 @@ export class Connection implements EngineConnection {
     this.closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort(closedError());
     this.#inFlight?.clear();
-    for (const id of [...(this.#pending?.keys() ?? [])]) this.#settle(id)?.reject(closedError());
+    for (const id of [...(this.#pending?.keys() ?? [])]) {
+      const pending = this.#settle(id);
+      for (const finish of pending?.finishes ?? []) finish({ error: CONNECTION_CLOSED });
+      pending?.reject(closedError());
+    }
     for (const hook of this.#onClose.splice(0)) hook();
   }
 

@@ -23,7 +23,7 @@ import type { Catalog } from './catalog.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { compose, type MiddlewareEntry } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
-import { scopeChallenge, scopesMiddleware } from './scopes.js';
+import { insufficientScope, scopeChallenge, scopesMiddleware } from './scopes.js';
 import {
   DEFAULT_LEGACY_VERSION,
   ErrorCode,
@@ -35,8 +35,8 @@ import {
   type NotificationMessage,
   type RequestMessage,
   type ResponseMessage,
-  resultMessage,
   type RpcErrorBody,
+  resultMessage,
 } from './wire.js';
 
 /** A method the engine serves. */
@@ -85,9 +85,15 @@ export class Engine {
   readonly #closeHooks: (() => void)[] = [];
   readonly #observers: readonly McpObserver[];
   readonly #middleware: MiddlewareEntry[];
-  readonly #methods = new Map<string, { readonly definition: MethodDefinition; run: (call: Call) => Promise<JsonObject> }>();
+  readonly #methods = new Map<
+    string,
+    { readonly definition: MethodDefinition; run: (call: Call) => Promise<JsonObject> }
+  >();
   readonly #connections = new Set<Connection>();
-  readonly #notificationHandlers = new Map<string, (message: NotificationMessage, inbound: Inbound) => void>();
+  readonly #notificationHandlers = new Map<
+    string,
+    (message: NotificationMessage, inbound: Inbound) => void
+  >();
   /** What the server advertises; `resources.subscribe` only to clients that keep a connection. */
   readonly #capabilities: ServerCapabilities;
   readonly #statelessCapabilities: ServerCapabilities;
@@ -123,10 +129,16 @@ export class Engine {
     this.#methods.set(method, { definition, run: compose(method, this.#middleware, runOf(definition)) });
   }
 
+  /** Whether the engine serves `method` (in some era). */
+  serves(method: string): boolean {
+    return this.#methods.has(method);
+  }
+
   /** Adds a middleware after the others, and composes every method's chain again. */
   use(entry: MiddlewareEntry): void {
     this.#middleware.push(entry);
-    for (const [method, entry] of this.#methods) entry.run = compose(method, this.#middleware, runOf(entry.definition));
+    for (const [method, entry] of this.#methods)
+      entry.run = compose(method, this.#middleware, runOf(entry.definition));
   }
 
   /** Handles a notification of `method` (after the engine's own handling, if any). */
@@ -163,6 +175,21 @@ export class Engine {
       }
     } else if (this.#observers.length > 0) {
       connection.observed = { era: undefined, sessionId: connection.sessionId };
+    }
+    const asking = this.#observers.filter((observer) => observer.onClientRequest !== undefined);
+    if (asking.length > 0) {
+      connection.observeRequest = (request) => {
+        const finishes: ((outcome: ObservedOutcome) => void)[] = [];
+        for (const observer of asking) {
+          try {
+            const finish = observer.onClientRequest?.(request);
+            if (typeof finish === 'function') finishes.push(safe(finish, this.logger));
+          } catch (error) {
+            this.logger.warn('a request observer failed', { error: messageOf(error) });
+          }
+        }
+        return finishes;
+      };
     }
     return connection;
   }
@@ -236,6 +263,27 @@ export class Engine {
     }
   }
 
+  /**
+   * What a request would be refused with before it runs, without running it: the declaration it names
+   * resolved and its scopes checked (`undefined` when it may go on). A transport answering a batch checks
+   * every request of it first, so that a refused batch runs nothing.
+   */
+  async preflight(message: unknown, inbound: Inbound): Promise<Answer | undefined> {
+    if (messageKind(message) !== 'request') return undefined;
+    const { id, method, params } = message as RequestMessage;
+    const definition = this.#methods.get(method)?.definition;
+    if (definition?.resolve === undefined) return undefined;
+    const call = new Call(this, id, method, params, inbound);
+    try {
+      call.target = definition.resolve(call);
+      const challenge = scopeChallenge(this.#authenticator, call.target?.declaration.scopes, call.auth);
+      if (challenge === undefined) return undefined;
+      throw await insufficientScope(challenge, call.auth as AuthInfo);
+    } catch (error) {
+      return this.#errorAnswer(call, error);
+    }
+  }
+
   async #request(message: RequestMessage, inbound: Inbound): Promise<Answer | undefined> {
     const { id, method } = message;
     const entry = this.#methods.get(method);
@@ -262,7 +310,11 @@ export class Engine {
     }
   }
 
-  async #serve(call: Call, definition: MethodDefinition, run: (call: Call) => Promise<JsonObject>): Promise<Answer | undefined> {
+  async #serve(
+    call: Call,
+    definition: MethodDefinition,
+    run: (call: Call) => Promise<JsonObject>,
+  ): Promise<Answer | undefined> {
     try {
       if (definition.resolve !== undefined) call.target = definition.resolve(call);
       const result = await run(call);
@@ -309,18 +361,26 @@ export class Engine {
   #observeUnserved(message: RequestMessage, inbound: Inbound, response: ResponseMessage): void {
     const finishes: Finish[] = [];
     observeRequest(this.#observers, this.#observedRequest(message, inbound), () => {}, this.logger, finishes);
-    finishRequest(finishes, 'error' in response ? { error: response.error } : { result: response.result }, this.logger);
+    finishRequest(
+      finishes,
+      'error' in response ? { error: response.error } : { result: response.result },
+      this.logger,
+    );
   }
 
   #observedRequest(message: RequestMessage, inbound: Inbound): ObservedRequest {
     const connection = inbound.connection as Connection | undefined;
+    let headers: Headers | undefined;
     return {
       method: message.method,
       id: message.id,
       params: message.params,
       era: inbound.era,
       sessionId: connection?.sessionId,
-      headers: inbound.headers === undefined ? undefined : lazyHeaders(inbound.headers),
+      get headers() {
+        headers ??= headersOf(inbound);
+        return headers;
+      },
       authInfo: inbound.authInfo,
       session: connection?.observed,
     };
@@ -329,7 +389,10 @@ export class Engine {
   /** A thrown error as the answer the client gets. */
   #errorAnswer(call: Call, error: unknown): Answer {
     const headers = call.responseHeaders;
-    if (error instanceof RequestRefusedError || PierError.isInstance(error) && error.code === 'REQUEST_REFUSED') {
+    if (
+      error instanceof RequestRefusedError ||
+      (PierError.isInstance(error) && error.code === 'REQUEST_REFUSED')
+    ) {
       const refusal = error as RequestRefusedError;
       const body: RpcErrorBody = {
         code: refusal.rpcCode,
@@ -374,7 +437,7 @@ export class Engine {
         method: message.method,
         params: message.params,
         era: inbound.era,
-        headers: inbound.headers === undefined ? undefined : lazyHeaders(inbound.headers),
+        headers: headersOf(inbound),
         session: connection?.observed,
       };
       for (const observer of this.#observers) {
@@ -425,7 +488,10 @@ export function clientMessage(error: unknown): string {
 }
 
 function isProtocolError(error: unknown): error is ProtocolError {
-  return error instanceof ProtocolError || (ProtocolError as unknown as { isInstance(value: unknown): boolean }).isInstance(error);
+  return (
+    error instanceof ProtocolError ||
+    (ProtocolError as unknown as { isInstance(value: unknown): boolean }).isInstance(error)
+  );
 }
 
 function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
@@ -434,9 +500,23 @@ function lowerCased(headers: Readonly<Record<string, string>>): Record<string, s
   return out;
 }
 
-/** A web `Headers` view of a transport's header reader, for observers (made only when they ask). */
-function lazyHeaders(read: (name: string) => string | undefined): Headers {
-  return { get: (name: string) => read(name.toLowerCase()) ?? null, has: (name: string) => read(name.toLowerCase()) !== undefined } as Headers;
+/** `finish`, logging what it throws instead of throwing it. */
+function safe(
+  finish: (outcome: ObservedOutcome) => void,
+  logger: Logger,
+): (outcome: ObservedOutcome) => void {
+  return (outcome) => {
+    try {
+      finish(outcome);
+    } catch (error) {
+      logger.warn('a request observer failed', { error: messageOf(error) });
+    }
+  };
+}
+
+/** The request's headers for observers: the transport's full copy, or none off HTTP. */
+function headersOf(inbound: Inbound): Headers | undefined {
+  return inbound.allHeaders?.();
 }
 
 /** Capabilities merged key by key, one level deep. */

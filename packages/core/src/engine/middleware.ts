@@ -23,10 +23,17 @@ export interface MiddlewareEntry {
 }
 
 /** Checks `use(match, middleware)` arguments; `where` starts the error message. */
-export function middlewareEntry(match: unknown, middleware: unknown, source: string, where: string): MiddlewareEntry {
+export function middlewareEntry(
+  match: unknown,
+  middleware: unknown,
+  source: string,
+  where: string,
+): MiddlewareEntry {
   const valid =
     (typeof match === 'string' && match !== '') ||
-    (Array.isArray(match) && match.length > 0 && match.every((item) => typeof item === 'string' && item !== ''));
+    (Array.isArray(match) &&
+      match.length > 0 &&
+      match.every((item) => typeof item === 'string' && item !== ''));
   if (!valid) {
     throw new PierError(
       'OPTIONS_INVALID',
@@ -36,7 +43,11 @@ export function middlewareEntry(match: unknown, middleware: unknown, source: str
   if (typeof middleware !== 'function') {
     throw new PierError('OPTIONS_INVALID', `${where}: middleware must be a function (ctx, next) => …`);
   }
-  return Object.freeze({ match: Array.isArray(match) ? Object.freeze([...match]) : match, middleware: middleware as Middleware, source });
+  return Object.freeze({
+    match: Array.isArray(match) ? Object.freeze([...match]) : match,
+    middleware: middleware as Middleware,
+    source,
+  });
 }
 
 function matches(entry: MiddlewareEntry, method: string): boolean {
@@ -63,7 +74,8 @@ async function dispatch(
   run: (call: Call) => Promise<JsonObject>,
   progress: { index: number },
 ): Promise<JsonObject> {
-  if (position <= progress.index) throw new PierError('OPTIONS_INVALID', 'middleware: next() called more than once');
+  if (position <= progress.index)
+    throw new PierError('OPTIONS_INVALID', 'middleware: next() called more than once');
   progress.index = position;
   if (position === chain.length) return run(call);
   const middleware = chain[position] as Middleware;

@@ -55,10 +55,14 @@ export function paramHeaderRefusal(
     const where = param.path.join('.');
     const raw = headers(name.toLowerCase());
     if (raw === undefined) {
-      return mismatch(name, `the body carries ${where}=${JSON.stringify(value)} but the ${name} header is absent`);
+      return mismatch(
+        name,
+        `the body carries ${where}=${JSON.stringify(value)} but the ${name} header is absent`,
+      );
     }
     const decoded = decodeHeaderValue(raw);
-    if (decoded === undefined) return mismatch(name, `the ${name} header carries an invalid Base64 sentinel value`);
+    if (decoded === undefined)
+      return mismatch(name, `the ${name} header carries an invalid Base64 sentinel value`);
     const numeric = (param.type === 'integer' || param.type === 'number') && typeof value === 'number';
     const same = numeric && CANONICAL_DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;
     if (!same) {
@@ -75,7 +79,8 @@ function primitiveText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return undefined;
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))
+      return undefined;
     return String(value);
   }
   return undefined;

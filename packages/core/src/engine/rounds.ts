@@ -69,7 +69,13 @@ export class Rounds {
   ): Promise<T | InputRequiredResult> {
     if (call.era !== 'modern') return handler(undefined);
     try {
-      return await runRound(call, this.targetOf(call, name, args), this.codecFor(call), this.maxRounds, handler);
+      return await runRound(
+        call,
+        this.targetOf(call, name, args),
+        this.codecFor(call),
+        this.maxRounds,
+        handler,
+      );
     } catch (error) {
       const refused = error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined;
       throw refused ?? error;

@@ -22,7 +22,8 @@ export function utf8Length(text: string): number {
 /** Standard Base64 of `bytes`. */
 export function base64(bytes: Uint8Array): string {
   const node = nodeBuffer();
-  if (node !== undefined) return node.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  if (node !== undefined)
+    return node.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -53,7 +54,9 @@ export function randomId(): string {
   return base64url(randomBytes(16));
 }
 
-type NodeBuffer = { from(data: ArrayBufferLike, offset?: number, length?: number): { toString(encoding: string): string } };
+type NodeBuffer = {
+  from(data: ArrayBufferLike, offset?: number, length?: number): { toString(encoding: string): string };
+};
 
 function nodeBuffer(): NodeBuffer | undefined {
   return (globalThis as { Buffer?: NodeBuffer }).Buffer;
@@ -68,9 +71,11 @@ let nodeCrypto: NodeCrypto | null | undefined;
 /** `node:crypto` where the runtime has it (loaded on first use), else `undefined`. */
 function nodeCryptoModule(): NodeCrypto | undefined {
   if (nodeCrypto === undefined) {
-    const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+      ?.getBuiltinModule;
     try {
-      nodeCrypto = (typeof load === 'function' ? (load('node:crypto') as NodeCrypto | undefined) : undefined) ?? null;
+      nodeCrypto =
+        (typeof load === 'function' ? (load('node:crypto') as NodeCrypto | undefined) : undefined) ?? null;
     } catch {
       nodeCrypto = null;
     }

@@ -16,7 +16,13 @@ import type { MiddlewareEntry } from './middleware.js';
 import { ErrorCode } from './wire.js';
 
 /** The methods whose request names a declaration that may carry scopes. */
-export const SCOPED_METHODS = ['tools/call', 'prompts/get', 'resources/read', 'completion/complete', 'resources/subscribe'] as const;
+export const SCOPED_METHODS = [
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+  'completion/complete',
+  'resources/subscribe',
+] as const;
 
 /**
  * The challenge for a caller lacking `required`: the authenticator's decision (`scopeChallenge`), or by
@@ -31,7 +37,9 @@ export function scopeChallenge(
   const decide = authenticator?.scopeChallenge;
   if (decide !== undefined) return decide.call(authenticator, required, auth);
   const granted = new Set(auth.scopes);
-  return required.every((scope) => granted.has(scope)) ? undefined : { scopes: required as [string, ...string[]] };
+  return required.every((scope) => granted.has(scope))
+    ? undefined
+    : { scopes: required as [string, ...string[]] };
 }
 
 /** The middleware that refuses a request for a declaration whose scopes the caller lacks. */
@@ -49,13 +57,19 @@ export function scopesMiddleware(authenticator: HttpAuthenticator | undefined): 
 }
 
 /** The 403 `insufficient_scope` refusal: the SDK's own challenge header and OAuth error body. */
-async function insufficientScope(challenge: ScopeChallenge, auth: AuthInfo): Promise<RequestRefusedError> {
+export async function insufficientScope(
+  challenge: ScopeChallenge,
+  auth: AuthInfo,
+): Promise<RequestRefusedError> {
   const description = challenge.errorDescription ?? 'Insufficient scope';
   const metadataUrl = resourceMetadataUrl(auth);
-  const response = bearerAuthChallengeResponse(new OAuthError(OAuthErrorCode.InsufficientScope, description), {
-    requiredScopes: [...challenge.scopes],
-    ...(metadataUrl !== undefined && { resourceMetadataUrl: metadataUrl }),
-  });
+  const response = bearerAuthChallengeResponse(
+    new OAuthError(OAuthErrorCode.InsufficientScope, description),
+    {
+      requiredScopes: [...challenge.scopes],
+      ...(metadataUrl !== undefined && { resourceMetadataUrl: metadataUrl }),
+    },
+  );
   const body: unknown = await response.json();
   return new RequestRefusedError(`Forbidden: insufficient scope (needs ${challenge.scopes.join(' ')})`, {
     rpcCode: ErrorCode.InvalidRequest,

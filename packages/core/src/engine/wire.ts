@@ -103,6 +103,8 @@ export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+
 /** What a parsed JSON value is, as a JSON-RPC message; `undefined` when it is none. */
 export type MessageKind = 'request' | 'notification' | 'result' | 'error';
 
@@ -113,6 +115,7 @@ export type MessageKind = 'request' | 'notification' | 'result' | 'error';
  */
 export function messageKind(value: unknown): MessageKind | undefined {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0') return undefined;
+  for (const key in value) if (!MESSAGE_KEYS.has(key)) return undefined;
   const method = value.method;
   if (typeof method === 'string') {
     if ('result' in value || 'error' in value) return undefined;

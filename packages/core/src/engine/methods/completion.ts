@@ -24,13 +24,20 @@ export function defineCompletion(engine: Engine): void {
       }
       if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
         const template = catalog.templateOf(ref.uri) ?? catalog.fixed.get(safeHref(ref.uri));
-        return template && ({ kind: 'resource', name: template.name, declaration: template.declaration } as Target);
+        return (
+          template && ({ kind: 'resource', name: template.name, declaration: template.declaration } as Target)
+        );
       }
       return undefined;
     },
     run: async (call) => {
       const { ref, argument } = call.params;
-      if (!isPlainObject(ref) || !isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      if (
+        !isPlainObject(ref) ||
+        !isPlainObject(argument) ||
+        typeof argument.name !== 'string' ||
+        typeof argument.value !== 'string'
+      ) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           'Invalid completion/complete request: params need a ref and an argument { name, value }',
@@ -41,21 +48,33 @@ export function defineCompletion(engine: Engine): void {
       if (ref.type === 'ref/prompt') {
         const name = ref.name;
         const prompt = typeof name === 'string' ? catalog.prompts.get(name) : undefined;
-        if (prompt === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${String(name)} not found`);
+        if (prompt === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${String(name)} not found`);
         completer = prompt.completers.get(argument.name);
       } else if (ref.type === 'ref/resource') {
         const uri = ref.uri;
         const template = typeof uri === 'string' ? catalog.templateOf(uri) : undefined;
         if (template === undefined) {
-          if (typeof uri === 'string' && catalog.fixed.has(safeHref(uri))) return EMPTY as unknown as JsonObject;
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${String(uri)} not found`);
+          if (typeof uri === 'string' && catalog.fixed.has(safeHref(uri)))
+            return EMPTY as unknown as JsonObject;
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Resource template ${String(uri)} not found`,
+          );
         }
-        completer = (template.declaration as { complete?: Readonly<Record<string, Completer>> }).complete?.[argument.name];
+        completer = (template.declaration as { complete?: Readonly<Record<string, Completer>> }).complete?.[
+          argument.name
+        ];
       } else {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid completion reference: ${String(ref.type)}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid completion reference: ${String(ref.type)}`,
+        );
       }
       if (completer === undefined) return EMPTY as unknown as JsonObject;
-      return completionResult(await completer(argument.value, context as { arguments?: Record<string, string> }));
+      return completionResult(
+        await completer(argument.value, context as { arguments?: Record<string, string> }),
+      );
     },
   });
 }
@@ -63,7 +82,11 @@ export function defineCompletion(engine: Engine): void {
 function completionResult(suggestions: readonly unknown[]): JsonObject {
   const values = suggestions.map(String);
   return {
-    completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },
+    completion: {
+      values: values.slice(0, MAX_VALUES),
+      total: values.length,
+      hasMore: values.length > MAX_VALUES,
+    },
   };
 }
 

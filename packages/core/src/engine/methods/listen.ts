@@ -32,20 +32,27 @@ export function defineListen(engine: Engine, updates: ResourceUpdates): void {
           "Invalid params: 'notifications' is required and must be a valid SubscriptionFilter",
         );
       }
-      if (open.size >= MAX_LISTENS) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Subscription limit reached');
+      if (open.size >= MAX_LISTENS)
+        throw new ProtocolError(ProtocolErrorCode.InternalError, 'Subscription limit reached');
       const honored = honoredSubset(requested, engine.capabilities(true));
       const id = call.id;
       const stamp = (params: JsonObject): JsonObject => ({
         ...params,
         _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), [Meta.subscriptionId]: id },
       });
-      call.sendRelated(notificationMessage('notifications/subscriptions/acknowledged', stamp({ notifications: honored })));
-      const closed = { resultType: 'complete', _meta: { [Meta.subscriptionId]: id, [Meta.serverInfo]: engine.info } };
+      call.sendRelated(
+        notificationMessage('notifications/subscriptions/acknowledged', stamp({ notifications: honored })),
+      );
+      const closed = {
+        resultType: 'complete',
+        _meta: { [Meta.subscriptionId]: id, [Meta.serverInfo]: engine.info },
+      };
       if (Object.keys(honored).length === 0) return closed;
       await new Promise<void>((resolve) => {
         const unlisten = updates.listen((event) => {
           const notification = notificationOf(honored, event);
-          if (notification !== undefined) call.sendRelated(notificationMessage(notification.method, stamp(notification.params)));
+          if (notification !== undefined)
+            call.sendRelated(notificationMessage(notification.method, stamp(notification.params)));
         });
         const signal = call.signal;
         const end = () => {
@@ -75,8 +82,10 @@ function isFilter(value: unknown): value is Filter {
 /** What the server can deliver of what was asked: opted-in kinds it advertises. */
 function honoredSubset(requested: Filter, capabilities: ServerCapabilities): Filter {
   const honored: Filter = {};
-  if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true) honored.toolsListChanged = true;
-  if (requested.promptsListChanged === true && capabilities.prompts?.listChanged === true) honored.promptsListChanged = true;
+  if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true)
+    honored.toolsListChanged = true;
+  if (requested.promptsListChanged === true && capabilities.prompts?.listChanged === true)
+    honored.promptsListChanged = true;
   if (requested.resourcesListChanged === true && capabilities.resources?.listChanged === true) {
     honored.resourcesListChanged = true;
   }
@@ -95,7 +104,9 @@ function notificationOf(filter: Filter, event: BusEvent): { method: string; para
     case 'prompts_list_changed':
       return filter.promptsListChanged ? { method: 'notifications/prompts/list_changed', params } : undefined;
     case 'resources_list_changed':
-      return filter.resourcesListChanged ? { method: 'notifications/resources/list_changed', params } : undefined;
+      return filter.resourcesListChanged
+        ? { method: 'notifications/resources/list_changed', params }
+        : undefined;
     case 'resource_updated':
       return filter.resourceSubscriptions?.includes(event.uri) === true
         ? { method: 'notifications/resources/updated', params: { ...params, uri: event.uri } }

@@ -20,16 +20,22 @@ export function listPage(call: Call, key: string, items: readonly JsonObject[]):
     }
   }
   const end = start + pageSize;
-  return end < items.length ? { [key]: items.slice(start, end), nextCursor: String(end) } : { [key]: items.slice(start) };
+  return end < items.length
+    ? { [key]: items.slice(start, end), nextCursor: String(end) }
+    : { [key]: items.slice(start) };
 }
 
 /** Standard Schema issues as one line: `path: message`, comma-separated (the SDK's wording). */
-export function formatIssues(issues: readonly { readonly message: string; readonly path?: readonly unknown[] | undefined }[]): string {
+export function formatIssues(
+  issues: readonly { readonly message: string; readonly path?: readonly unknown[] | undefined }[],
+): string {
   return issues
     .map((issue) => {
       const path = issue.path;
       if (path === undefined || path.length === 0) return issue.message;
-      const keys = path.map((part) => String(typeof part === 'object' && part !== null ? (part as { key: unknown }).key : part));
+      const keys = path.map((part) =>
+        String(typeof part === 'object' && part !== null ? (part as { key: unknown }).key : part),
+      );
       return `${keys.join('.')}: ${issue.message}`;
     })
     .join(', ');

@@ -16,18 +16,25 @@ export function definePrompts(engine: Engine, rounds: Rounds, notifier: Resource
   const catalog = engine.catalog;
   const loggers = new Map<string, Logger>();
   for (const name of catalog.prompts.keys()) loggers.set(name, engine.logger.child(`prompt:${name}`));
-  engine.define('prompts/list', { eras: 'both', run: (call) => listPage(call, 'prompts', catalog.promptList) });
+  engine.define('prompts/list', {
+    eras: 'both',
+    run: (call) => listPage(call, 'prompts', catalog.promptList),
+  });
   engine.define('prompts/get', {
     eras: 'both',
     resolve: (call) => resolvePrompt(call, catalog.prompts.get(call.params.name as string)),
     run: async (call) => {
       const name = call.params.name;
       if (typeof name !== 'string') {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid prompts/get request: params.name must be a string');
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'Invalid prompts/get request: params.name must be a string',
+        );
       }
       if (call.era === 'modern') await rounds.verify(call);
       const prompt = catalog.prompts.get(name);
-      if (prompt === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+      if (prompt === undefined)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
       return getPrompt(call, prompt, rounds, notifier, loggers.get(name) as Logger);
     },
   });
@@ -36,7 +43,9 @@ export function definePrompts(engine: Engine, rounds: Rounds, notifier: Resource
 function resolvePrompt(call: Call, prompt: PromptEntry | undefined): Target | undefined {
   const args = call.params.arguments;
   call.arguments = isPlainObject(args) ? args : undefined;
-  return prompt === undefined ? undefined : { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };
+  return prompt === undefined
+    ? undefined
+    : { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };
 }
 
 async function getPrompt(
@@ -62,7 +71,10 @@ async function getPrompt(
   const handler = prompt.declaration.handler as (args: unknown, ctx: unknown) => unknown;
   try {
     return (await rounds.run(call, prompt.name, value, async (round) =>
-      toPromptResult(await handler(value, new HandlerContext(call, logger, notifier, round)), prompt.declaration.description),
+      toPromptResult(
+        await handler(value, new HandlerContext(call, logger, notifier, round)),
+        prompt.declaration.description,
+      ),
     )) as JsonObject;
   } catch (error) {
     logger.warn('prompt failed', { error: messageOf(error) });

@@ -71,7 +71,10 @@ export function defineResources(
     run: async (call) => {
       const raw = call.params.uri;
       if (typeof raw !== 'string') {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid resources/read request: params.uri must be a string');
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'Invalid resources/read request: params.uri must be a string',
+        );
       }
       if (call.era === 'modern') await rounds.verify(call);
       let uri: URL;
@@ -88,14 +91,24 @@ export function defineResources(
         for (const source of sources) if (source.serves(uri.href)) return source.read(call, uri.href);
         throw new ResourceNotFoundError(raw);
       }
-      return readResource(call, found.entry, uri, found.variables, rounds, notifier, loggers.get(found.entry) as Logger);
+      return readResource(
+        call,
+        found.entry,
+        uri,
+        found.variables,
+        rounds,
+        notifier,
+        loggers.get(found.entry) as Logger,
+      );
     },
   });
   engine.define('resources/subscribe', {
     eras: 'legacy',
     resolve: (call) => {
       const uri = call.params.uri;
-      return typeof uri === 'string' && URL.canParse(uri) ? targetOf(catalog.resource(new URL(uri).href)?.entry) : undefined;
+      return typeof uri === 'string' && URL.canParse(uri)
+        ? targetOf(catalog.resource(new URL(uri).href)?.entry)
+        : undefined;
     },
     run: (call) => {
       const uri = uriParam(call);
@@ -132,13 +145,18 @@ export function defineResources(
 }
 
 function targetOf(entry: ResourceEntry | undefined): Target | undefined {
-  return entry === undefined ? undefined : { kind: 'resource', name: entry.name, declaration: entry.declaration };
+  return entry === undefined
+    ? undefined
+    : { kind: 'resource', name: entry.name, declaration: entry.declaration };
 }
 
 function uriParam(call: Call): string {
   const uri = call.params.uri;
   if (typeof uri !== 'string') {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid ${call.method} request: params.uri must be a string`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid ${call.method} request: params.uri must be a string`,
+    );
   }
   return uri;
 }

@@ -12,7 +12,11 @@ export function defineSession(engine: Engine): void {
     run: (call) => {
       const params = call.params;
       const requested = params.protocolVersion;
-      if (typeof requested !== 'string' || !isPlainObject(params.capabilities) || !isPlainObject(params.clientInfo)) {
+      if (
+        typeof requested !== 'string' ||
+        !isPlainObject(params.capabilities) ||
+        !isPlainObject(params.clientInfo)
+      ) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           'Invalid initialize request: params need protocolVersion, capabilities and clientInfo',
@@ -31,7 +35,8 @@ export function defineSession(engine: Engine): void {
         protocolVersion,
         capabilities: engine.capabilities(connection !== undefined),
         serverInfo: engine.info,
-        ...(engine.instructions !== undefined && engine.instructions !== '' && { instructions: engine.instructions }),
+        ...(engine.instructions !== undefined &&
+          engine.instructions !== '' && { instructions: engine.instructions }),
       };
     },
   });
@@ -51,7 +56,8 @@ export function defineSession(engine: Engine): void {
     run: () => ({
       supportedVersions: [MODERN_VERSION],
       capabilities: engine.capabilities(true),
-      ...(engine.instructions !== undefined && engine.instructions !== '' && { instructions: engine.instructions }),
+      ...(engine.instructions !== undefined &&
+        engine.instructions !== '' && { instructions: engine.instructions }),
     }),
   });
 }

@@ -63,7 +63,10 @@ async function callTool(
 ): Promise<JsonObject> {
   const name = call.params.name;
   if (typeof name !== 'string') {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid tools/call request: params.name must be a string');
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'Invalid tools/call request: params.name must be a string',
+    );
   }
   if (call.era === 'modern') await services.rounds.verify(call);
   if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
@@ -74,18 +77,33 @@ async function callTool(
     if (checked instanceof Promise) checked = await checked;
     if (checked.issues !== undefined) {
       // As the SDK answers it: the model sees what was wrong with its arguments, as a tool error.
-      return errorResult(`Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`);
+      return errorResult(
+        `Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`,
+      );
     }
     value = checked.value;
   }
   const logger = loggers.get(name) as Logger;
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
-  const invoke = async (round: InputRound | undefined, overrides?: ContextOverrides): Promise<CallToolResult> => {
+  const invoke = async (
+    round: InputRound | undefined,
+    overrides?: ContextOverrides,
+  ): Promise<CallToolResult> => {
     try {
-      return toToolResult(await handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides)));
+      return toToolResult(
+        await handler(
+          value,
+          new HandlerContext(call, logger, services.notifier, round, undefined, overrides),
+        ),
+      );
     } catch (error) {
       // Protocol answers (-32021, a forged or stale requestState, a pending question) are not tool failures.
-      if (isProtocolAnswer(error) || isPending(error) || (call.era === 'modern' && isMissingCapability(error))) throw error;
+      if (
+        isProtocolAnswer(error) ||
+        isPending(error) ||
+        (call.era === 'modern' && isMissingCapability(error))
+      )
+        throw error;
       logger.warn('tool failed', { error: messageOfError(error) });
       return toolErrorResult(error);
     }
@@ -98,12 +116,24 @@ async function callTool(
     result = (await tasks.call(
       call,
       call.principal,
-      { target: rounds.targetOf(call, name, args), codec: rounds.codecFor(call), maxRounds: rounds.maxRounds },
+      {
+        target: rounds.targetOf(call, name, args),
+        codec: rounds.codecFor(call),
+        maxRounds: rounds.maxRounds,
+      },
       (round, overrides) => invoke(round, overrides),
     )) as JsonObject;
   } else {
-    if (mode === 'required' && tasks !== undefined) throw Tasks.missing(`tool "${name}" runs as a task, so it`);
-    result = (await services.rounds.run(call, name, args, (round) => invoke(round))) as JsonObject;
+    if (mode === 'required' && tasks !== undefined)
+      throw Tasks.missing(`tool "${name}" runs as a task, so it`);
+    try {
+      result = (await services.rounds.run(call, name, args, (round) => invoke(round))) as JsonObject;
+    } catch (error) {
+      // A genuine state of another call (another tool, other arguments), or one round too many, is what the
+      // tool's run refuses: reported as the tool's error, as the SDK reports it.
+      if (!isRoundRefusal(error)) throw error;
+      return errorResult((error as Error).message);
+    }
   }
   if (result.resultType === 'input_required' || result.resultType === 'task') return result;
   return finish(call, tool, result as CallToolResult);
@@ -114,12 +144,16 @@ async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Prom
   const output = tool.output;
   if (output !== undefined && result.isError !== true) {
     if (result.structuredContent === undefined) {
-      return errorResult(`Output validation error: Tool ${tool.name} has an output schema but no structured content was provided`);
+      return errorResult(
+        `Output validation error: Tool ${tool.name} has an output schema but no structured content was provided`,
+      );
     }
     let checked = output['~standard'].validate(result.structuredContent);
     if (checked instanceof Promise) checked = await checked;
     if (checked.issues !== undefined) {
-      return errorResult(`Output validation error: Invalid structured content for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+      return errorResult(
+        `Output validation error: Invalid structured content for tool ${tool.name}: ${formatIssues(checked.issues)}`,
+      );
     }
   }
   let shaped = result as JsonObject;
@@ -139,6 +173,12 @@ async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Prom
 
 function errorResult(text: string): JsonObject {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+function isRoundRefusal(error: unknown): boolean {
+  if (!(error instanceof ProtocolError)) return false;
+  if (error.code === ProtocolErrorCode.InvalidRequest) return true;
+  return (error.data as { reason?: unknown } | undefined)?.reason === 'invalid_request_state';
 }
 
 function isPending(error: unknown): boolean {

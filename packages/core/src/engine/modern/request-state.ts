@@ -69,7 +69,8 @@ export class RequestStateCodec {
       throw new InvalidStateError('expired');
     }
     const tag = base64url((await sign(BIND_LABEL + bind)).subarray(0, 16));
-    if (typeof envelope.b !== 'string' || !constantTimeEqual(envelope.b, tag)) throw new InvalidStateError('bind');
+    if (typeof envelope.b !== 'string' || !constantTimeEqual(envelope.b, tag))
+      throw new InvalidStateError('bind');
     return envelope.p;
   }
 
@@ -79,11 +80,14 @@ export class RequestStateCodec {
   }
 }
 
-type NodeHmac = { createHmac(algorithm: string, key: Uint8Array): { update(data: string): { digest(): Uint8Array } } };
+type NodeHmac = {
+  createHmac(algorithm: string, key: Uint8Array): { update(data: string): { digest(): Uint8Array } };
+};
 
 function signer(key: string | Uint8Array): Signer {
   const bytes = typeof key === 'string' ? utf8(key) : Uint8Array.from(key);
-  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
   const node = typeof load === 'function' ? (load('node:crypto') as NodeHmac | undefined) : undefined;
   if (node !== undefined) return (data) => node.createHmac('sha256', bytes).update(data).digest();
   let imported: ReturnType<typeof crypto.subtle.importKey> | undefined;
