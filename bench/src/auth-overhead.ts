@@ -218,7 +218,7 @@ function authenticatorOf(cacheTokens: number): HttpAuthenticator {
   }).setup({
     logger: quiet,
     addRoute() {},
-    extendMcpServer() {},
+    use() {},
     setAuthenticator(authenticator: HttpAuthenticator) {
       captured = authenticator;
     },

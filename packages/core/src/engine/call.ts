@@ -280,7 +280,8 @@ export class Call implements MiddlewareContext {
         return prompt && { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };
       }
       case 'resources/list': {
-        const found = typeof uri === 'string' && URL.canParse(uri) ? catalog.resource(new URL(uri).href) : undefined;
+        const found =
+          typeof uri === 'string' && URL.canParse(uri) ? catalog.resource(new URL(uri).href) : undefined;
         return found && { kind: 'resource', name: found.entry.name, declaration: found.entry.declaration };
       }
       case 'resources/templates/list': {

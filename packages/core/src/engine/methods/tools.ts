@@ -85,17 +85,13 @@ async function callTool(
   }
   const logger = loggers.get(name) as Logger;
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
-  const invoke = async (
-    round: InputRound | undefined,
-    overrides?: ContextOverrides,
-  ): Promise<CallToolResult> => {
+  const run = async (round: InputRound | undefined, overrides?: ContextOverrides): Promise<CallToolResult> =>
+    toToolResult(
+      await handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides)),
+    );
+  const invoke = async (round: InputRound | undefined): Promise<CallToolResult> => {
     try {
-      return toToolResult(
-        await handler(
-          value,
-          new HandlerContext(call, logger, services.notifier, round, undefined, overrides),
-        ),
-      );
+      return await run(round);
     } catch (error) {
       // Protocol answers (-32021, a forged or stale requestState, a pending question) are not tool failures.
       if (
@@ -121,7 +117,8 @@ async function callTool(
         codec: rounds.codecFor(call),
         maxRounds: rounds.maxRounds,
       },
-      (round, overrides) => invoke(round, overrides),
+      // What a task's handler throws fails the task (a JSON-RPC error), unlike a call's (a tool error).
+      (round, overrides) => run(round, overrides),
     )) as JsonObject;
   } else {
     if (mode === 'required' && tasks !== undefined)
