@@ -64,31 +64,41 @@ function importsOf(file) {
   return found;
 }
 
-/** A cycle in `graph` (node → targets), as a list of nodes, or undefined. */
-function cycleIn(graph) {
-  const state = new Map();
+/** Every cycle of `graph` (node → targets): its strongly connected components of more than one node, or a self-loop. */
+function cyclesIn(graph) {
+  let index = 0;
+  const indices = new Map();
+  const low = new Map();
   const stack = [];
-  const visit = (node) => {
-    state.set(node, 'open');
+  const onStack = new Set();
+  const found = [];
+  const connect = (node) => {
+    indices.set(node, index);
+    low.set(node, index);
+    index += 1;
     stack.push(node);
+    onStack.add(node);
     for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
-      if (state.get(next) === undefined) {
-        const found = visit(next);
-        if (found !== undefined) return found;
+      if (!indices.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node), low.get(next)));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node), indices.get(next)));
       }
     }
-    stack.pop();
-    state.set(node, 'done');
-    return undefined;
-  };
-  for (const node of graph.keys()) {
-    if (state.get(node) === undefined) {
-      const found = visit(node);
-      if (found !== undefined) return found;
+    if (low.get(node) === indices.get(node)) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.reverse());
     }
-  }
-  return undefined;
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) connect(node);
+  return found;
 }
 
 const packageGraph = new Map();
@@ -119,14 +129,12 @@ for (const { dir, name } of roots) {
     }
     graph.set(file, targets);
   }
-  const cycle = cycleIn(graph);
-  if (cycle !== undefined) {
-    findings.push(`${name}: import cycle ${cycle.map((file) => relative(dir, file)).join(' → ')}`);
+  for (const cycle of cyclesIn(graph)) {
+    findings.push(`${name}: files that import each other in a circle: ${cycle.map((file) => relative(dir, file)).join(', ')}`);
   }
   packageGraph.set(name, [...dependsOn]);
 }
-const packageCycle = cycleIn(packageGraph);
-if (packageCycle !== undefined) findings.push(`packages import each other in a cycle: ${packageCycle.join(' → ')}`);
+for (const cycle of cyclesIn(packageGraph)) findings.push(`packages that import each other in a circle: ${cycle.join(', ')}`);
 
 if (findings.length > 0) {
   for (const finding of findings) console.error(finding);

@@ -4,8 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
-import type { MiddlewareContext } from './engine/call.js';
-import type { Middleware, MiddlewareMatch } from './engine/middleware.js';
+import type { Middleware, MiddlewareContext, MiddlewareMatch } from './engine/middleware.js';
 
 /** Answers a request of a method a plugin serves (`PluginContext.addMethod`). */
 export type MethodHandler = (

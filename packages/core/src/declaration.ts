@@ -10,7 +10,6 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { PromptContext, RequestContext, ResourceContext, ToolContext } from './context.js';
-import type { PierPlugin } from './contract.js';
 
 /** A zod object shape, such as `{ city: z.string() }`. */
 export type ZodShape = Readonly<Record<string, z.ZodType>>;
@@ -199,20 +198,6 @@ export interface PromptOptions<A extends ObjectSchema | undefined = undefined> {
   readonly scopes?: readonly string[];
 }
 
-/** Options of {@link MCPServer}: the server's identity and its plugins. */
-export interface MCPServerOptions {
-  /** Required, non-empty. Reported to clients and used as the log scope. */
-  readonly name: string;
-  /** Required: dotted numbers (`1`, `1.2`, `1.2.3`) with an optional `-pre.release` and `+build`. */
-  readonly version: string;
-  readonly title?: string;
-  readonly description?: string;
-  /** Sent to clients: how to use this server (often given to the model). */
-  readonly instructions?: string;
-  /** Run in order by `createServer`. */
-  readonly plugins?: readonly PierPlugin[];
-}
-
 /**
  * A tool as a plain object. The type parameters default to the widest handler, so any declared
  * tool is a `ToolDeclaration`; build one with {@link defineTool} to get the argument type checked.
@@ -245,13 +230,6 @@ export interface PromptDeclaration<Args = never> {
   /** See {@link PromptOptions.scopes}. */
   readonly scopes?: readonly string[];
   readonly handler: (args: Args, ctx: PromptContext) => PromptReturn;
-}
-
-/** A whole server as a plain object: what decorators build, and what JavaScript users write. */
-export interface ServerDeclaration extends MCPServerOptions {
-  readonly tools?: readonly ToolDeclaration[];
-  readonly resources?: readonly ResourceDeclaration[];
-  readonly prompts?: readonly PromptDeclaration[];
 }
 
 /** A plain tool with its handler typed from its schemas. */

@@ -56,7 +56,6 @@ export type {
   JsonSchema,
   ListedResource,
   ListedResources,
-  MCPServerOptions,
   ObjectSchema,
   PromptDeclaration,
   PromptDefinition,
@@ -67,7 +66,6 @@ export type {
   ResourceReturn,
   SchemaInput,
   SchemaOutput,
-  ServerDeclaration,
   TemplateResourceOptions,
   ToolDeclaration,
   ToolDefinition,
@@ -79,8 +77,7 @@ export type {
 export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
-export type { MiddlewareContext, Target } from './engine/call.js';
-export type { Middleware, MiddlewareMatch } from './engine/middleware.js';
+export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
 export type { PierErrorCode, RefusalOptions } from './errors.js';
 export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
@@ -97,6 +94,7 @@ export type {
   TransportListenOptions,
 } from './server.js';
 export { createServer } from './server.js';
+export type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
 export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './skills.js';
 export type { StdioListenOptions } from './stdio.js';
 export type {

@@ -2,7 +2,6 @@
 import { InMemoryServerEventBus, type ServerCapabilities } from '@modelcontextprotocol/server';
 import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, PierPlugin, ServerInfo } from './contract.js';
-import type { ServerDeclaration } from './declaration.js';
 import { Declarations } from './declarations.js';
 import { classDeclaration } from './decorators.js';
 import { Catalog } from './engine/catalog.js';
@@ -22,6 +21,7 @@ import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecy
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
 import { streamReporter, taskStatusReporter } from './observe.js';
 import { setUpPlugin } from './plugins.js';
+import type { ServerDeclaration } from './server-declaration.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import {
   SKILL_URI_PREFIX,

@@ -2,13 +2,12 @@
 import type { PierPlugin } from './contract.js';
 import type {
   JsonObjectSchema,
-  MCPServerOptions,
   PromptDeclaration,
   ResourceDeclaration,
-  ServerDeclaration,
   ToolDeclaration,
 } from './declaration.js';
 import { fail, PierError } from './errors.js';
+import type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
 
 const VERSION = /^\d+(\.\d+){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 // SEP-986; the SDK only warns (on every registration, so on every HTTP request): Pier refuses instead.

@@ -2,48 +2,18 @@
 // protocol era the test names, answering the server's requests from the test.
 import {
   Client,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
   InMemoryTransport,
   type Notification,
   type Progress,
   type Root,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
+import type { PierServer } from '@pier/core';
 import { serveTransport } from '@pier/core/transport';
 import { type Era, negotiationFor } from './eras.js';
 import { messageOf, TestingError } from './errors.js';
-import { validateConnectOptions } from './options.js';
+import { type ConnectOptions, validateConnectOptions } from './options.js';
 import { track, untrack } from './registry.js';
-
-/** Options of {@link connect}. */
-export interface ConnectOptions {
-  /** The protocol revision the client speaks, or `auto` to negotiate. Default `2026-07-28`. */
-  readonly era?: Era;
-  /**
-   * `memory`: linked in-process transports, one engine connection, as stdio has (no
-   * port, no listen). `http`: real streamable HTTP on 127.0.0.1 and a free port. Default `memory` for a
-   * server, `http` for a URL.
-   */
-  readonly transport?: 'memory' | 'http';
-  /** `listen` options when `connect` starts the server over HTTP (say `{ sessions: true }`). */
-  readonly http?: Omit<StreamableHttpListenOptions, 'transport'>;
-  /** Answers `elicitation/create`; declares the `elicitation` capability. */
-  readonly onElicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
-  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
-  readonly onSample?: (
-    request: CreateMessageRequest['params'],
-  ) => CreateMessageResult | Promise<CreateMessageResult>;
-  /** Answers `roots/list`; declares the `roots` capability. */
-  readonly roots?: readonly Root[] | (() => readonly Root[] | Promise<readonly Root[]>);
-  /** The client's name and version. Default `{ name: 'pier-testing', version: '0.0.0' }`. */
-  readonly clientInfo?: { readonly name: string; readonly version: string };
-  /** Bound on the connection handshake. Default 10 000 ms. */
-  readonly timeoutMs?: number;
-}
 
 /** A connected client and what it received. */
 export interface TestClient {

@@ -9,9 +9,10 @@ import type {
   LoggingLevel,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import type { Catalog } from './catalog.js';
 import type { Envelope, HeaderReader } from './classify.js';
 import type { Connection, EngineConnection, MessageSink } from './connection.js';
-import type { Engine } from './engine.js';
+import type { MiddlewareContext, Target } from './middleware.js';
 import { type JsonObject, type Message, metaOf, notificationMessage, type RequestId } from './wire.js';
 
 /** What a transport tells the engine about one message it received. */
@@ -43,83 +44,20 @@ export interface Inbound {
   readonly transport?: string | undefined;
 }
 
-/** What a request names, resolved before middleware runs. */
-export type Target =
-  | {
-      readonly kind: 'tool';
-      readonly name: string;
-      readonly declaration: import('../declaration.js').ToolDeclaration;
-    }
-  | {
-      readonly kind: 'prompt';
-      readonly name: string;
-      readonly declaration: import('../declaration.js').PromptDeclaration;
-    }
-  | {
-      readonly kind: 'resource';
-      readonly name: string;
-      readonly declaration: import('../declaration.js').ResourceDeclaration;
-    };
-
-/**
- * A request as middleware sees it (`use(match, (ctx, next) => …)`): read what it is and who sends it, change
- * its arguments, set HTTP response headers, share state with later middleware.
- */
-export interface MiddlewareContext {
-  /** The JSON-RPC method, such as `tools/call`. */
-  readonly method: string;
-  readonly id: RequestId;
-  /** `modern` for 2026-07-28, `legacy` for the 2025 revisions. */
-  readonly era: 'modern' | 'legacy';
-  /** The protocol revision the request is served at. */
-  readonly protocolVersion: string;
-  /** The request's params as sent. */
-  readonly params: Readonly<JsonObject>;
-  /** What the request names: the tool or prompt name, the resource URI; `undefined` for other methods. */
-  readonly name: string | undefined;
-  /** `tools/call` and `prompts/get`: the arguments the handler will get. Assign to change them. */
-  arguments: JsonObject | undefined;
-  /**
-   * The tool, prompt or resource (template) the request names, when the server has it: `tools/call`,
-   * `prompts/get`, `resources/read`, and `completion/complete` (its reference).
-   */
-  readonly target: Target | undefined;
-  /** Who is calling, when an HTTP authenticator ran. */
-  readonly auth: AuthInfo | undefined;
-  /** A stable key for the caller (the authenticator's `principalOf`, else the client id); `''` when anonymous. */
-  readonly principal: string;
-  /** The 2025 HTTP session, when there is one. */
-  readonly sessionId: string | undefined;
-  /** `http`, `stdio` or another transport's name. */
-  readonly transport: string;
-  /** The client, as the request (2026-07-28) or `initialize` (2025) describes it. */
-  readonly client: {
-    readonly info: Implementation | undefined;
-    readonly capabilities: ClientCapabilities | undefined;
-  };
-  /** Aborted when the client cancels the request or goes away. */
-  readonly signal: AbortSignal;
-  /** The server's logger. */
-  readonly logger: Logger;
-  /** A request header over HTTP (case-insensitive); `undefined` elsewhere. */
-  header(name: string): string | undefined;
-  /** Sets a header on the HTTP response (ignored off HTTP, and once the response is streaming). */
-  setHeader(name: string, value: string): void;
-  /** Per-request storage shared by every middleware of the request. */
-  readonly state: Map<unknown, unknown>;
-  /**
-   * The declaration behind one entry of a list result (`tools/list`, `prompts/list`, `resources/list`,
-   * `resources/templates/list`): to filter a list by what each entry is. `undefined` for an entry the
-   * server did not declare itself (a skill, a plugin's own).
-   */
-  declarationOf(entry: Readonly<Record<string, unknown>>): Target | undefined;
-}
-
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
+
+/** What a call reads of the engine serving it. */
+export interface CallHost {
+  readonly logger: Logger;
+  readonly catalog: Catalog;
+  readonly pageSize: number | undefined;
+  principalOf(auth: AuthInfo | undefined): string;
+  legacyVersionOf(inbound: Inbound): string;
+}
 
 /** The engine's state of one request. */
 export class Call implements MiddlewareContext {
-  readonly engine: Engine;
+  readonly engine: CallHost;
   readonly id: RequestId;
   readonly method: string;
   readonly params: JsonObject;
@@ -139,7 +77,7 @@ export class Call implements MiddlewareContext {
   answered = false;
 
   constructor(
-    engine: Engine,
+    engine: CallHost,
     id: RequestId,
     method: string,
     params: JsonObject | undefined,

@@ -18,10 +18,10 @@ import type {
 import { MissingClientCapabilityError, messageOf, PierError, RequestRefusedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type Finish, finishRequest, observeRequest } from '../observe.js';
-import { Call, type Inbound, type Target } from './call.js';
+import { Call, type Inbound } from './call.js';
 import type { Catalog } from './catalog.js';
 import { Connection, type ConnectionOptions } from './connection.js';
-import { compose, type MiddlewareEntry } from './middleware.js';
+import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
 import { insufficientScope, scopeChallenge, scopesMiddleware } from './scopes.js';
 import {

@@ -2,9 +2,10 @@
 // variable (the template's `complete`). The reference is resolved before middleware runs, so the template's
 // scopes guard its completions as they guard its reads.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Call, Target } from '../call.js';
+import type { Call } from '../call.js';
 import type { Completer } from '../catalog.js';
 import type { Engine } from '../engine.js';
+import type { Target } from '../middleware.js';
 import { isPlainObject, type JsonObject } from '../wire.js';
 
 const EMPTY = Object.freeze({ completion: Object.freeze({ values: Object.freeze([]), hasMore: false }) });

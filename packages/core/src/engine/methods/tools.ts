@@ -2,15 +2,17 @@
 // the handler runs with a context built on demand, and what it returns becomes a `CallToolResult`; a tool
 // declared `task` runs as a task for clients of the tasks extension.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { type ContextOverrides, HandlerContext, type ResourceNotifier } from '../../context.js';
+import type { ContextOverrides, ResourceNotifier } from '../../context.js';
 import { RequestRefusedError } from '../../errors.js';
 import { type InputRound, isProtocolAnswer } from '../../input-required.js';
 import type { Logger } from '../../logger.js';
 import { toolErrorResult, toToolResult } from '../../results.js';
 import { Tasks } from '../../tasks.js';
-import type { Call, Target } from '../call.js';
+import type { Call } from '../call.js';
 import type { ToolEntry } from '../catalog.js';
 import type { Engine } from '../engine.js';
+import { HandlerContext } from '../handler-context.js';
+import type { Target } from '../middleware.js';
 import { paramHeaderRefusal } from '../param-headers.js';
 import type { Rounds } from '../rounds.js';
 import { isPlainObject, type JsonObject } from '../wire.js';
