@@ -57,6 +57,7 @@ const bodies: unknown[] = [
   { jsonrpc: '2.0', id: 1, method: 'tools/list', result: {} },
   { jsonrpc: '2.0', id: {}, method: 'tools/list' },
   { jsonrpc: '2.0', id: null, method: 'tools/list' },
+  { jsonrpc: '2.0', id: 1e300, method: 'tools/list' },
   { jsonrpc: '1.0', id: 1, method: 'tools/list' },
   { jsonrpc: '2.0', id: 1, method: 'tools/list', extra: true },
   { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] },

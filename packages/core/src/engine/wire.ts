@@ -98,9 +98,9 @@ export function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A request id by JSON-RPC's rules as the SDK reads them: a string or an integer. */
+/** A request id by JSON-RPC's rules as the SDK reads them: a string or a safe integer. */
 export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
