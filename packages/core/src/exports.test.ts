@@ -5,6 +5,8 @@ import * as entry1 from './transport.js';
 
 it('@pier/core exports exactly its allow-list', () => {
   expect(Object.keys(entry0).sort()).toEqual([
+    'APPS_EXTENSION_ID',
+    'APP_MIME_TYPE',
     'InMemoryTaskStore',
     'MCPServer',
     'MissingClientCapabilityError',

@@ -14,6 +14,15 @@ export type {
 } from '@modelcontextprotocol/server';
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
+export type {
+  AppCsp,
+  AppResourceMeta,
+  AppToolMeta,
+  AppToolVisibility,
+  ResourceMeta,
+  ToolMeta,
+} from './apps.js';
+export { APP_MIME_TYPE, APPS_EXTENSION_ID } from './apps.js';
 export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
@@ -83,6 +92,7 @@ export { MissingClientCapabilityError, PierError, RequestRefusedError } from './
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
+export type { Icon, Meta } from './meta.js';
 export { jsonSchema } from './schema.js';
 export type {
   CloseOptions,

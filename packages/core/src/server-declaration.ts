@@ -2,6 +2,7 @@
 // JavaScript users write; `createServer` takes it.
 import type { PierPlugin } from './contract.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import type { Icon, Meta } from './meta.js';
 
 /** Options of {@link MCPServer}: the server's identity and its plugins. */
 export interface MCPServerOptions {
@@ -11,6 +12,12 @@ export interface MCPServerOptions {
   readonly version: string;
   readonly title?: string;
   readonly description?: string;
+  /** Icons a client may show for the server. */
+  readonly icons?: readonly Icon[];
+  /** The server's home page, shown by clients beside its name. */
+  readonly websiteUrl?: string;
+  /** Metadata of the server, sent with its `initialize` and `server/discover` results. */
+  readonly _meta?: Meta;
   /** Sent to clients: how to use this server (often given to the model). */
   readonly instructions?: string;
   /** Run in order by `createServer`. */

@@ -1,5 +1,6 @@
 // createServer: a declaration plus its plugins → a server that listens and closes.
 import { InMemoryServerEventBus, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { appsCapability } from './apps.js';
 import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, PierPlugin, ServerInfo } from './contract.js';
 import { Declarations } from './declarations.js';
@@ -316,13 +317,18 @@ class Server implements PierServer {
     // Advertised only when a tool runs as a task (SEP-2663), or skills are served (SEP-2640).
     if (this.#tasks !== undefined) capabilities.push({ extensions: { [TASKS_EXTENSION_ID]: {} } });
     if (this.#skills !== undefined) capabilities.push(this.#skills.capabilities as ServerCapabilities);
+    const apps = appsCapability(declarations);
+    if (apps !== undefined) capabilities.push(apps);
     this.engine = new Engine({
       info: {
         ...this.info,
         ...(declaration.title !== undefined && { title: declaration.title }),
         ...(declaration.description !== undefined && { description: declaration.description }),
+        ...(declaration.websiteUrl !== undefined && { websiteUrl: declaration.websiteUrl }),
+        ...(declaration.icons !== undefined && { icons: declaration.icons }),
       },
       instructions: declaration.instructions,
+      meta: declaration._meta,
       logger: this.logger,
       catalog: new Catalog(declarations),
       authenticator: this.authenticator,

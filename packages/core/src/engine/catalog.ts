@@ -4,6 +4,7 @@
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaration.js';
 import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declarations.js';
+import { listedMeta } from '../meta.js';
 import type { PreparedSchema } from '../schema.js';
 import { type HeaderParam, scanHeaderParams } from './param-headers.js';
 import { isPlainObject, type JsonObject } from './wire.js';
@@ -126,7 +127,7 @@ function toolEntry({ declaration, config }: PreparedTool): ToolEntry {
     ...(declaration.description !== undefined && { description: declaration.description }),
     inputSchema: inputJson,
     ...(declaration.annotations !== undefined && { annotations: declaration.annotations }),
-    ...withMeta(declaration),
+    ...listedMeta(declaration),
   };
   if (output !== undefined)
     listed.outputSchema = output['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
@@ -167,7 +168,7 @@ function promptEntry({ declaration, argsSchema }: PreparedPrompt): PromptEntry {
     ...(declaration.title !== undefined && { title: declaration.title }),
     ...(declaration.description !== undefined && { description: declaration.description }),
     ...(args !== undefined && { arguments: args }),
-    ...withMeta(declaration),
+    ...listedMeta(declaration),
   };
   return {
     kind: 'prompt',
@@ -180,7 +181,7 @@ function promptEntry({ declaration, argsSchema }: PreparedPrompt): PromptEntry {
 }
 
 function resourceEntry({ declaration, metadata, subscribable }: PreparedResource): ResourceEntry {
-  const extra = withMeta(declaration);
+  const extra = listedMeta(declaration);
   if (declaration.uriTemplate === undefined) {
     const uri = new URL(declaration.uri).href;
     return {
@@ -208,15 +209,6 @@ function resourceEntry({ declaration, metadata, subscribable }: PreparedResource
       ...metadata,
       ...extra,
     }),
-  };
-}
-
-/** `icons` and `_meta` of a declaration, as listings carry them. */
-function withMeta(declaration: object): JsonObject {
-  const { icons, _meta } = declaration as { icons?: unknown; _meta?: unknown };
-  return {
-    ...(icons !== undefined && { icons }),
-    ...(_meta !== undefined && { _meta }),
   };
 }
 

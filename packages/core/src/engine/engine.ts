@@ -63,6 +63,8 @@ export interface Answer {
 export interface EngineOptions {
   readonly info: { readonly name: string; readonly version: string } & Readonly<Record<string, unknown>>;
   readonly instructions: string | undefined;
+  /** The server's own `_meta`, sent with `initialize` and `server/discover` results. */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly authenticator: HttpAuthenticator | undefined;
@@ -78,6 +80,7 @@ export interface EngineOptions {
 export class Engine {
   readonly info: EngineOptions['info'];
   readonly instructions: string | undefined;
+  readonly meta: Readonly<Record<string, unknown>> | undefined;
   readonly logger: Logger;
   readonly catalog: Catalog;
   readonly pageSize: number | undefined;
@@ -97,11 +100,16 @@ export class Engine {
   /** What the server advertises; `resources.subscribe` only to clients that keep a connection. */
   readonly #capabilities: ServerCapabilities;
   readonly #statelessCapabilities: ServerCapabilities;
+  /** The server info every 2026 result carries: without icons, which `server/discover` alone sends. */
+  readonly #stamp: JsonObject;
   #closed = false;
 
   constructor(options: EngineOptions) {
     this.info = options.info;
+    const { icons: _icons, ...brief } = options.info;
+    this.#stamp = brief;
     this.instructions = options.instructions;
+    this.meta = options.meta;
     this.logger = options.logger;
     this.catalog = options.catalog;
     this.pageSize = options.pageSize;
@@ -319,7 +327,10 @@ export class Engine {
       if (definition.resolve !== undefined) call.target = definition.resolve(call);
       const result = await run(call);
       if (call.connection !== undefined && call.signal.aborted) return undefined;
-      const encoded = call.era === 'modern' ? encodeModern(call.method, result, this.info) : result;
+      const encoded =
+        call.era === 'modern'
+          ? encodeModern(call.method, result, call.method === 'server/discover' ? this.info : this.#stamp)
+          : result;
       return { message: resultMessage(call.id, encoded), status: 200, headers: call.responseHeaders };
     } catch (error) {
       // A request the client cancelled on its connection is not answered (the SDK's rule).

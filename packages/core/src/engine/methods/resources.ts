@@ -6,6 +6,7 @@ import type { ResourceNotifier } from '../../context.js';
 import type { ListedResource, ListedResources, ResourceDeclaration } from '../../declaration.js';
 import { describe, messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { listedMeta } from '../../meta.js';
 import { toResourceResult } from '../../results.js';
 import type { Call } from '../call.js';
 import type { ResourceEntry } from '../catalog.js';
@@ -13,7 +14,7 @@ import type { Engine } from '../engine.js';
 import { HandlerContext } from '../handler-context.js';
 import type { Target } from '../middleware.js';
 import type { Rounds } from '../rounds.js';
-import type { JsonObject } from '../wire.js';
+import { isPlainObject, type JsonObject } from '../wire.js';
 import { listPage } from './lists.js';
 
 /** Another source of resources (the skills extension): its listing and what it reads. */
@@ -180,6 +181,7 @@ async function readResource(
         await handler(uri, new HandlerContext(call, logger, notifier, round, variables)),
         uri.href,
         declaration.mimeType,
+        declaration._meta,
       ),
     )) as JsonObject;
   } catch (error) {
@@ -220,16 +222,19 @@ async function listTemplate(
       });
       continue;
     }
-    const { name, title, description, mimeType } = item as Exclude<ListedResource, string>;
+    const { name, title, description, mimeType, icons, _meta } = item as Exclude<ListedResource, string>;
     const mime = mimeType ?? declaration.mimeType;
     // As the SDK lists them: the template's own metadata, then the item's.
     resources.push({
       ...template.metadata,
+      ...listedMeta(declaration),
       uri,
       name: typeof name === 'string' && name !== '' ? name : uri,
       ...(typeof title === 'string' && { title }),
       ...(typeof description === 'string' && { description }),
       ...(mime !== undefined && { mimeType: mime }),
+      ...(Array.isArray(icons) && { icons }),
+      ...(isPlainObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
     });
   }
   return resources;

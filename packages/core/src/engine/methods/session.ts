@@ -37,6 +37,7 @@ export function defineSession(engine: Engine): void {
         serverInfo: engine.info,
         ...(engine.instructions !== undefined &&
           engine.instructions !== '' && { instructions: engine.instructions }),
+        ...(engine.meta !== undefined && { _meta: engine.meta }),
       };
     },
   });
@@ -58,6 +59,7 @@ export function defineSession(engine: Engine): void {
       capabilities: engine.capabilities(true),
       ...(engine.instructions !== undefined &&
         engine.instructions !== '' && { instructions: engine.instructions }),
+      ...(engine.meta !== undefined && { _meta: engine.meta }),
     }),
   });
 }
