@@ -5,6 +5,7 @@ import * as entry1 from './transport.js';
 
 it('@pier/core exports exactly its allow-list', () => {
   expect(Object.keys(entry0).sort()).toEqual([
+    'InMemoryKeyValueStore',
     'InMemoryTaskStore',
     'MCPServer',
     'MissingClientCapabilityError',

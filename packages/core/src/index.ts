@@ -82,6 +82,8 @@ export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
 export type { PierErrorCode } from './errors.js';
 export { MissingClientCapabilityError, PierError } from './errors.js';
+export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './kv-store.js';
+export { InMemoryKeyValueStore } from './kv-store.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
