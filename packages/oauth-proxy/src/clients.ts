@@ -1,6 +1,7 @@
 // MCP clients as the proxy knows them: registered on the fly (RFC 7591), or named by the https URL of their
 // client ID metadata document (draft-ietf-oauth-client-id-metadata-document), fetched and checked here.
 // Both end up as one Client record; the redirect URIs they declare are the only places codes ever go.
+import type { Logger } from '@pier/core';
 import { randomToken, sameSecret, sha256 } from './crypto.js';
 import type { ProxyStore } from './store.js';
 import { json, OPEN_CORS, oauthError } from './web.js';
@@ -30,6 +31,7 @@ export interface ClientSettings {
   readonly registrationTtlMs: number;
   /** Client ID metadata documents: how they are fetched, or `undefined` when they are off. */
   readonly documents: { readonly fetch: typeof fetch; readonly timeoutMs: number } | undefined;
+  readonly logger: () => Logger | undefined;
 }
 
 /** Why a client or its metadata was refused: an RFC 7591 / RFC 6749 error code and a fixed description. */
@@ -156,6 +158,11 @@ export class ClientRegistry {
       ...(secret !== undefined && { secretHash: await sha256(secret) }),
     };
     await this.#settings.store.put('client', clientId, client, this.#settings.registrationTtlMs);
+    this.#settings.logger()?.info('client registered', {
+      client: clientId,
+      confidential,
+      redirectUris: client.redirect_uris.length,
+    });
     const { kind: _kind, secretHash: _hash, ...published } = client;
     return json(
       201,

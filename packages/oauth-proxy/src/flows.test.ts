@@ -10,14 +10,25 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Callback, MemoryOAuthProvider, startCallback } from '../../plugin-auth/src/test-flows.js';
-import { github } from './index.js';
+import { github, google, oidc } from './index.js';
 import { Browser, type LoginChoices, logIn } from './test-browser.js';
 import { callbackUrlOf, freePort, type NotesRig, startNotes } from './test-rig.js';
 import { githubId, startUpstream, type Upstream } from './test-upstream.js';
 
 const APP = { clientId: 'pier-notes-github-app', clientSecret: 'gh-app-secret-0123456789abcdef0123456789' };
+/** A GitHub App with expiring tokens (3 s here) and refresh tokens. */
+const SHORT = { clientId: 'pier-notes-expiring', clientSecret: 'gh-expiring-secret-0123456789abcdef0123' };
+/** The same without refresh tokens: the negative control of refresh across the provider's expiry. */
+const NO_REFRESH = {
+  clientId: 'pier-notes-no-refresh',
+  clientSecret: 'gh-norefresh-secret-0123456789abcdef01',
+};
+/** An app of the same provider, used through OpenID Connect discovery (oidc() and google()). */
+const OIDC = { clientId: 'pier-notes-oidc', clientSecret: 'oidc-app-secret-0123456789abcdef012345' };
+const GOOGLE = { clientId: 'pier-notes-google', clientSecret: 'google-app-secret-0123456789abcdef0123' };
 
 let port: number;
+const ports = { short: 0, noRefresh: 0, oidc: 0, google: 0 };
 let upstream: Upstream;
 let rig: NotesRig;
 let callback: Callback;
@@ -27,9 +38,16 @@ const closers: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   port = await freePort();
+  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
   callback = await startCallback();
   upstream = await startUpstream({
-    clients: [{ ...APP, redirectUri: callbackUrlOf(port) }],
+    clients: [
+      { ...APP, redirectUri: callbackUrlOf(port) },
+      { ...SHORT, redirectUri: callbackUrlOf(ports.short), accessTokenTtl: 3 },
+      { ...NO_REFRESH, redirectUri: callbackUrlOf(ports.noRefresh), accessTokenTtl: 3, refreshTokens: false },
+      { ...OIDC, redirectUri: callbackUrlOf(ports.oidc) },
+      { ...GOOGLE, redirectUri: callbackUrlOf(ports.google) },
+    ],
     accessTokenTtl: 300,
   });
   // Client ID metadata documents, served for real over loopback HTTP (see the README: https is required of
@@ -56,10 +74,10 @@ afterAll(async () => {
   await new Promise((resolve) => documents?.close(resolve));
 });
 
-function proxyOptions() {
+function proxyOptions(app = APP) {
   const local = () => `http://127.0.0.1:${(documents.address() as AddressInfo).port}`;
   return {
-    upstream: github({ ...APP, ...upstream.github }),
+    upstream: github({ ...app, ...upstream.github }),
     clientMetadataDocuments: {
       fetch: (input: string | URL | Request, init?: RequestInit) => {
         const url = new URL(input instanceof Request ? input.url : String(input));
@@ -75,9 +93,10 @@ type Flavour = 'v2-2026' | 'v2-legacy' | 'v1';
 async function connect(
   flavour: Flavour,
   provider: MemoryOAuthProvider,
-  url = rig.url,
+  on: NotesRig = rig,
   choices: LoginChoices = {},
 ): Promise<Client> {
+  const url = on.url;
   const make = () =>
     flavour === 'v1'
       ? {
@@ -100,7 +119,7 @@ async function connect(
   if (flavour !== 'v1') expect(failure).toBeInstanceOf(UnauthorizedError);
   await first.client.close().catch(() => undefined);
   const params = await logIn(new Browser(), provider.pending.href, callback.redirectUrl, choices);
-  expect(params.get('iss')).toBe(rig.issuer);
+  expect(params.get('iss')).toBe(on.issuer);
   const code = params.get('code');
   expect(code, `no code: ${params.toString()}`).toBeTruthy();
   if (flavour === 'v1') await (first.transport as V1Transport).finishAuth(code as string);
@@ -148,6 +167,291 @@ describe('dynamic client registration', () => {
       const asked = provider.pending.searchParams;
       expect(asked.get('code_challenge_method')).toBe('S256');
       expect(asked.get('resource')).toBe(rig.resource);
+    },
+  );
+});
+
+describe('client ID metadata documents', () => {
+  it.each<Flavour>(['v2-2026', 'v1'])(
+    '%s names itself by its document URL: the proxy fetches and checks it, nothing is registered',
+    async (flavour) => {
+      const url = `https://client.test/${flavour}.json`;
+      documentBodies.set(`/${flavour}.json`, documentFor(url));
+      const provider = new MemoryOAuthProvider(callback, { clientMetadataUrl: url });
+      const before = rig.logs.filter((line) => line.includes('client registered')).length;
+      const client = await connect(flavour, provider);
+      expect(provider.clientId).toBe(url);
+      const me = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(me.structuredContent).toMatchObject({ clientId: url, subject: String(githubId('alice')) });
+      expect(rig.logs.filter((line) => line.includes('client registered')).length).toBe(before);
+    },
+  );
+
+  it('a document whose client_id is not its own URL is refused before any consent (no code, no token)', async () => {
+    const url = 'https://client.test/impostor.json';
+    documentBodies.set('/impostor.json', documentFor('https://client.test/someone-else.json'));
+    const issued = rig.issued();
+    const browser = new Browser();
+    const page = await browser.open(authorizationUrl(url, callback.redirectUrl));
+    expect(page.status).toBe(400);
+    expect(page.html).toContain('invalid_client');
+    expect(page.forms).toEqual([]);
+    expect(rig.issued()).toBe(issued);
+  });
+});
+
+describe('consent', () => {
+  it('issues only the scopes the user left checked: a tool needing the other one answers 403', async () => {
+    const provider = new MemoryOAuthProvider(callback);
+    const client = await connect('v2-2026', provider, rig, { scopes: ['notes:read'] });
+    expect(provider.saved[0]?.scope).toBe('notes:read');
+    const me = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(me.structuredContent).toMatchObject({ scopes: ['notes:read'] });
+    rig.calls.length = 0;
+    const failure = await client.callTool({ name: 'add_note', arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(String(failure)).toMatch(/insufficient_scope|403|Unauthorized/i);
+    expect(rig.calls).toEqual([]);
+  });
+
+  it('a denial sends the client access_denied and no code', async () => {
+    const provider = new MemoryOAuthProvider(callback);
+    const transport = new StreamableHTTPClientTransport(new URL(rig.url), {
+      authProvider: provider as never,
+    });
+    const client = new Client({ name: 'deny', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(transport).catch(() => undefined);
+    const issued = rig.issued();
+    const params = await logIn(new Browser(), provider.pending.href, callback.redirectUrl, {
+      decision: 'deny',
+    });
+    expect(params.get('error')).toBe('access_denied');
+    expect(params.get('code')).toBeNull();
+    expect(params.get('iss')).toBe(rig.issuer);
+    expect(rig.issued()).toBe(issued);
+  });
+});
+
+/** A client ID metadata document for a public client with the loopback redirect URI. */
+function documentFor(clientId: string): string {
+  return JSON.stringify({
+    client_id: clientId,
+    client_name: 'Pier CIMD client',
+    redirect_uris: [callback.redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
+}
+
+/** An authorization request as an MCP client builds it (PKCE S256, this resource). */
+function authorizationUrl(clientId: string, redirectUri: string, on: NotesRig = rig): string {
+  const url = new URL(`${on.issuer}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'client-state',
+    resource: on.resource,
+  }).toString();
+  return url.href;
+}
+
+describe("refresh across the provider token's expiry", () => {
+  const rigs: NotesRig[] = [];
+  afterAll(async () => {
+    await Promise.all(rigs.map((r) => r.close()));
+  });
+  const shortRig = async (app: typeof SHORT, onPort: number) => {
+    const r = await startNotes(
+      onPort,
+      { ...proxyOptions(app), accessTokenTtlSeconds: 2 },
+      { userApi: upstream.github.userEndpoint },
+    );
+    rigs.push(r);
+    return r;
+  };
+
+  // The proxy's tokens live 2 s (plus the 5 s clock tolerance of the verifier), the provider's 3 s.
+  it('v2 (2026) and v1 keep calling a tool that uses the provider token for 10 s: both tokens expire and are refreshed', async () => {
+    const r = await shortRig(SHORT, ports.short);
+    const v2 = new MemoryOAuthProvider(callback);
+    const v1 = new MemoryOAuthProvider(callback);
+    const clients = [await connect('v2-2026', v2, r), await connect('v1', v1, r)];
+    const tokenCalls = upstream.log.filter((line) => line === 'POST /token').length;
+    const rejected = upstream.userCalls.filter((answer) => answer === '401').length;
+    const until = Date.now() + 10_000;
+    let rounds = 0;
+    while (Date.now() < until) {
+      const answers = await Promise.all(
+        clients.map((client) => client.callTool({ name: 'provider_user', arguments: {} })),
+      );
+      for (const answer of answers) expect(answer.structuredContent).toMatchObject({ login: 'alice' });
+      rounds++;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(rounds).toBeGreaterThan(8);
+    // The clients refreshed the proxy's tokens (rotation: a new refresh token each time)…
+    for (const provider of [v2, v1]) {
+      expect(provider.saved.length).toBeGreaterThanOrEqual(2);
+      const refreshTokens = provider.saved.map((t) => t.refresh_token);
+      expect(new Set(refreshTokens).size).toBe(refreshTokens.length);
+    }
+    // …and the proxy refreshed the provider's (3 s) tokens behind them: never a stale one at the provider.
+    expect(upstream.log.filter((line) => line === 'POST /token').length).toBeGreaterThan(tokenCalls + 2);
+    expect(upstream.userCalls.filter((answer) => answer === '401').length).toBe(rejected);
+  });
+
+  it('negative control: without a provider refresh token, the login ends when the provider token expires', async () => {
+    const r = await shortRig(NO_REFRESH, ports.noRefresh);
+    const provider = new MemoryOAuthProvider(callback);
+    const client = await connect('v2-2026', provider, r);
+    expect(await client.callTool({ name: 'provider_user', arguments: {} })).toMatchObject({
+      structuredContent: { login: 'alice' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    const failed = await client.callTool({ name: 'provider_user', arguments: {} });
+    expect(failed.isError, 'a call after the provider token expired must fail').toBe(true);
+    expect(JSON.stringify(failed.content)).toMatch(/expired and could not be refreshed/);
+    // And the proxy will not refresh a login whose provider token is gone.
+    const refreshed = await fetch(`${r.issuer}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: provider.saved[0]?.refresh_token as string,
+        client_id: provider.clientId as string,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+    const body = (await refreshed.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error: 'invalid_grant' });
+    expect(body.access_token).toBeUndefined();
+    expect(r.logs.some((line) => line.includes('login revoked') && line.includes('ended the login'))).toBe(
+      true,
+    );
+  });
+});
+
+describe('revocation (RFC 7009)', () => {
+  it('revoking the refresh token ends the login: the access token is refused at once and refresh fails', async () => {
+    const provider = new MemoryOAuthProvider(callback);
+    const client = await connect('v2-2026', provider);
+    const tokens = provider.saved[0] as { access_token: string; refresh_token: string };
+    const call = () =>
+      fetch(rig.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'whoami',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'whoami',
+            arguments: {},
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+    expect((await call()).status).toBe(200);
+    // Another client cannot revoke it.
+    const stranger = await revokeAs('someone-else', tokens.refresh_token);
+    expect(stranger.status).toBe(401);
+    expect((await call()).status).toBe(200);
+    // Its own client can.
+    const revoked = await revokeAs(provider.clientId as string, tokens.refresh_token);
+    expect(revoked.status).toBe(200);
+    const after = await call();
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const refreshed = await fetch(`${rig.issuer}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: provider.clientId as string,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+    const body = (await refreshed.json()) as Record<string, unknown>;
+    expect(body.error).toBe('invalid_grant');
+    expect(body.access_token).toBeUndefined();
+    // The SDK client, on its next call, is sent back to log in.
+    const failure = await client.callTool({ name: 'whoami', arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(String(failure)).toMatch(/Unauthorized|revoked/);
+    // Unknown tokens are answered 200 too (RFC 7009 §2.2).
+    expect((await revokeAs(provider.clientId as string, 'not-a-token')).status).toBe(200);
+  });
+
+  it('revoking the access token ends the login too', async () => {
+    const provider = new MemoryOAuthProvider(callback);
+    await connect('v1', provider);
+    const tokens = provider.saved[0] as { access_token: string; refresh_token: string };
+    expect((await revokeAs(provider.clientId as string, tokens.access_token)).status).toBe(200);
+    const refreshed = await fetch(`${rig.issuer}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: provider.clientId as string,
+      }),
+    });
+    expect(((await refreshed.json()) as { error?: string }).error).toBe('invalid_grant');
+  });
+});
+
+function revokeAs(clientId: string, token: string): Promise<Response> {
+  return fetch(`${rig.issuer}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, client_id: clientId }),
+  });
+}
+
+describe('OpenID Connect providers by issuer URL', () => {
+  it.each([
+    ['oidc()', () => oidc({ issuer: upstream.issuer, ...OIDC }), () => ports.oidc],
+    ['google()', () => google({ ...GOOGLE, issuer: upstream.issuer }), () => ports.google],
+  ] as const)(
+    '%s: discovery, the ID token (signature, audience, nonce) names the user',
+    async (_name, make, onPort) => {
+      const provider = make();
+      const r = await startNotes(
+        onPort(),
+        { ...proxyOptions(), upstream: provider },
+        { userApi: upstream.github.userEndpoint },
+      );
+      try {
+        const auth = new MemoryOAuthProvider(callback);
+        const client = await connect('v2-legacy', auth, r);
+        const me = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(me.structuredContent).toMatchObject({ subject: 'alice', issuer: r.issuer });
+        expect(await client.callTool({ name: 'provider_user', arguments: {} })).toMatchObject({
+          structuredContent: { login: 'alice', provider: provider.name },
+        });
+      } finally {
+        await r.close();
+      }
     },
   );
 });

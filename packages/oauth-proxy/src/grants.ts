@@ -59,7 +59,7 @@ export interface GrantSettings {
   readonly logger: () => Logger | undefined;
 }
 
-/** The provider's token is refreshed this long before it expires. */
+/** The provider's token is refreshed this long before it expires (or at three quarters of a shorter life). */
 const UPSTREAM_MARGIN_MS = 60_000;
 
 export class Grants {
@@ -270,7 +270,8 @@ export class Grants {
   /** The grant with a provider token that is not about to expire (refreshed, once for concurrent callers). */
   #freshUpstream(grant: Grant): Promise<Grant> {
     const expiresAt = grant.upstream.expiresAt;
-    if (expiresAt === undefined || expiresAt - Date.now() > UPSTREAM_MARGIN_MS) return Promise.resolve(grant);
+    const margin = Math.min(UPSTREAM_MARGIN_MS, ((expiresAt ?? 0) - grant.upstream.obtainedAt) / 4);
+    if (expiresAt === undefined || expiresAt - Date.now() > margin) return Promise.resolve(grant);
     let pending = this.#refreshing.get(grant.id);
     if (pending === undefined) {
       pending = this.#refreshUpstream(grant).finally(() => this.#refreshing.delete(grant.id));

@@ -92,6 +92,7 @@ export function oauthProxy(options: OAuthProxyOptions): OAuthProxy {
       store,
       registrationTtlMs: settings.registrationTtlMs,
       documents: settings.documents,
+      logger: () => logger,
     }),
     grants,
     keys,

@@ -14,6 +14,10 @@ export interface UpstreamClient {
   readonly clientSecret: string;
   /** The proxy's callback, the one redirect URI the app allows. */
   readonly redirectUri: string;
+  /** Lifetime of this app's access tokens, in seconds. Default: the provider's. */
+  readonly accessTokenTtl?: number;
+  /** Whether this app gets refresh tokens. Default: the provider's. */
+  readonly refreshTokens?: boolean;
 }
 
 export interface Upstream {
@@ -56,6 +60,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const ttl = options.accessTokenTtl ?? 300;
+  const byId = new Map(options.clients.map((client) => [client.clientId, client]));
   const provider = new Provider(issuer, {
     clients: options.clients.map((client) => ({
       client_id: client.clientId,
@@ -68,7 +73,8 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'upstream-1', alg: 'RS256', use: 'sig' }] },
     scopes: UPSTREAM_SCOPES,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    issueRefreshToken: async () => options.refreshTokens ?? true,
+    issueRefreshToken: async (_ctx, client) =>
+      byId.get(client.clientId)?.refreshTokens ?? options.refreshTokens ?? true,
     // PKCE is accepted and checked when sent (the proxy always sends it), as GitHub does today.
     pkce: { required: () => false },
     features: {
@@ -87,7 +93,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
       claims: () => ({ sub, name: `User ${sub}`, email: `${sub}@example.com`, email_verified: true }),
     }),
     ttl: {
-      AccessToken: ttl,
+      AccessToken: (_ctx, _token, client) => byId.get(client.clientId)?.accessTokenTtl ?? ttl,
       AuthorizationCode: 60,
       IdToken: 300,
       Interaction: 300,

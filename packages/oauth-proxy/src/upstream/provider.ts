@@ -33,6 +33,8 @@ export interface UpstreamTokens {
   readonly refreshToken?: string;
   /** Milliseconds since the epoch; absent when the provider did not say (GitHub OAuth Apps never expire). */
   readonly expiresAt?: number;
+  /** When the provider issued them (milliseconds since the epoch). */
+  readonly obtainedAt: number;
   readonly scopes: readonly string[];
   readonly idToken?: string;
 }
@@ -238,13 +240,15 @@ async function tokenRequest(
     );
   }
   const expiresIn = Number(answer.expires_in);
+  const obtainedAt = Date.now();
   const scope = typeof answer.scope === 'string' ? answer.scope : '';
   return {
     accessToken,
     tokenType: typeof answer.token_type === 'string' ? answer.token_type : 'Bearer',
     ...(typeof answer.refresh_token === 'string' &&
       answer.refresh_token !== '' && { refreshToken: answer.refresh_token }),
-    ...(Number.isFinite(expiresIn) && expiresIn > 0 && { expiresAt: Date.now() + expiresIn * 1000 }),
+    obtainedAt,
+    ...(Number.isFinite(expiresIn) && expiresIn > 0 && { expiresAt: obtainedAt + expiresIn * 1000 }),
     // GitHub separates granted scopes with commas, the RFC with spaces.
     scopes: scope.split(/[\s,]+/).filter((s) => s !== ''),
     ...(typeof answer.id_token === 'string' && { idToken: answer.id_token }),
