@@ -29,6 +29,8 @@ export interface Upstream {
   readonly log: string[];
   /** `GET /user` answers by the token they were given (`ok` or `401`). */
   readonly userCalls: string[];
+  /** Every code, access token and refresh token the provider issued (their values): canary material. */
+  readonly issued: string[];
   close(): Promise<void>;
 }
 
@@ -104,6 +106,13 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
   });
   const log: string[] = [];
   const userCalls: string[] = [];
+  const issued: string[] = [];
+  for (const event of ['access_token.saved', 'refresh_token.saved', 'authorization_code.saved'] as const) {
+    // Typed by @types/oidc-provider under other names; the events exist (base_model.js emits them).
+    (provider as unknown as NodeJS.EventEmitter).on(event, (token: { jti: string }) =>
+      issued.push(token.jti),
+    );
+  }
   const callback = provider.callback();
   http.on('request', async (req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
@@ -141,6 +150,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
     },
     log,
     userCalls,
+    issued,
     close: () =>
       new Promise((resolve) => {
         http.closeAllConnections();
