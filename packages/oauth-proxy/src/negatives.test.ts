@@ -606,7 +606,7 @@ describe('open redirects', () => {
     const res = await browser.request(`${rig.issuer}/oauth/consent`, {
       method: 'POST',
       body: new URLSearchParams([
-        ...(page.forms[0]?.fields as [string, string][]),
+        ...((page.forms[0]?.fields ?? []) as [string, string][]),
         ['decision', 'deny'],
         ['redirect_uri', attacker.redirectUrl],
       ]).toString(),

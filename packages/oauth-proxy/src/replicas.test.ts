@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callback, MemoryOAuthProvider, startCallback } from '../../plugin-auth/src/test-flows.js';
 import { ensureInstalled, type RedisProcess, startRedis } from '../../redis/src/test-infra.js';
 import { github } from './index.js';
-import { Browser, logIn } from './test-browser.js';
+import { Browser } from './test-browser.js';
 import { freePort, type NotesRig, startNotes } from './test-rig.js';
 import { githubId, startUpstream, type Upstream } from './test-upstream.js';
 
