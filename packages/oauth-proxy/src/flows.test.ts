@@ -290,7 +290,8 @@ describe("refresh across the provider token's expiry", () => {
       const answers = await Promise.all(
         clients.map((client) => client.callTool({ name: 'provider_user', arguments: {} })),
       );
-      for (const answer of answers) expect(answer.structuredContent).toMatchObject({ login: 'alice' });
+      for (const answer of answers)
+        expect(answer.structuredContent, JSON.stringify(answer)).toMatchObject({ login: 'alice' });
       rounds++;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }

@@ -59,7 +59,7 @@ export interface GrantSettings {
   readonly logger: () => Logger | undefined;
 }
 
-/** The provider's token is refreshed this long before it expires (or at three quarters of a shorter life). */
+/** The provider's token is refreshed this long before it expires (a quarter of a shorter life, at least 2 s). */
 const UPSTREAM_MARGIN_MS = 60_000;
 
 export class Grants {
@@ -270,7 +270,11 @@ export class Grants {
   /** The grant with a provider token that is not about to expire (refreshed, once for concurrent callers). */
   #freshUpstream(grant: Grant): Promise<Grant> {
     const expiresAt = grant.upstream.expiresAt;
-    const margin = Math.min(UPSTREAM_MARGIN_MS, ((expiresAt ?? 0) - grant.upstream.obtainedAt) / 4);
+    // At least 2 s: providers count expiry in whole seconds, so a token may end up to a second early.
+    const margin = Math.min(
+      UPSTREAM_MARGIN_MS,
+      Math.max(2_000, ((expiresAt ?? 0) - grant.upstream.obtainedAt) / 4),
+    );
     if (expiresAt === undefined || expiresAt - Date.now() > margin) return Promise.resolve(grant);
     let pending = this.#refreshing.get(grant.id);
     if (pending === undefined) {

@@ -1,4 +1,3 @@
-export type { Client } from './clients.js';
 export { OAuthProxyError, type OAuthProxyErrorCode } from './errors.js';
 export type { ClientMetadataDocumentOptions, OAuthProxyOptions, ProxyAuthOptions } from './options.js';
 export { type OAuthProxy, oauthProxy } from './proxy.js';
