@@ -33,7 +33,6 @@ function layout(title: string, nonce: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style nonce="${escapeHtml(nonce)}">${STYLE}</style>
 </head>

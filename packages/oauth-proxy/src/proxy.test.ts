@@ -352,7 +352,7 @@ describe('the consent page', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.headers.get('set-cookie')).toMatch(
       /^pier-oauth=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax/,
     );

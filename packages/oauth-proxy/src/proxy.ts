@@ -18,7 +18,18 @@ import { refusal } from './pages.js';
 import { ProxyStore } from './store.js';
 import { revoke, token } from './token.js';
 import { proxyVerifier } from './verifier.js';
-import { preflight, type WebHandler, type WebRoute } from './web.js';
+import { pageHeaders, preflight, type WebHandler, type WebRoute } from './web.js';
+
+/**
+ * A GET endpoint that changes state (a pending request, a spent login) answers HEAD without running: link
+ * checkers and prefetchers must not start or finish logins.
+ */
+function headless(handler: WebHandler): WebHandler {
+  return (request) =>
+    request.method === 'HEAD'
+      ? Promise.resolve(new Response(null, { status: 200, headers: pageHeaders() }))
+      : handler(request);
+}
 
 /** What {@link oauthProxy} returns: the plugin, and what an operator needs to know about it. */
 export interface OAuthProxy extends PierPlugin {
@@ -133,9 +144,23 @@ export function oauthProxy(options: OAuthProxyOptions): OAuthProxy {
     ...open('GET', PATHS.metadata, metadataHandler(proxy, false)),
     ...open('GET', PATHS.openidConfiguration, metadataHandler(proxy, true)),
     ...open('GET', PATHS.jwks, jwksHandler(proxy)),
-    { method: 'GET', path: PATHS.authorize, handler: guarded(PATHS.authorize, (r) => authorize(proxy, r)) },
+    {
+      method: 'GET',
+      path: PATHS.authorize,
+      handler: guarded(
+        PATHS.authorize,
+        headless((r) => authorize(proxy, r)),
+      ),
+    },
     { method: 'POST', path: PATHS.consent, handler: guarded(PATHS.consent, (r) => consent(proxy, r)) },
-    { method: 'GET', path: PATHS.callback, handler: guarded(PATHS.callback, (r) => callback(proxy, r)) },
+    {
+      method: 'GET',
+      path: PATHS.callback,
+      handler: guarded(
+        PATHS.callback,
+        headless((r) => callback(proxy, r)),
+      ),
+    },
     ...open('POST', PATHS.token, (r) => token(proxy, r)),
     ...open('POST', PATHS.revoke, (r) => revoke(proxy, r)),
     ...(settings.dynamicRegistration ? open('POST', PATHS.register, (r) => proxy.clients.register(r)) : []),

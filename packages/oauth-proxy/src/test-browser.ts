@@ -79,13 +79,14 @@ export class Browser {
       for (const item of Array.isArray(value) ? value : [value]) body.append(name, item);
     }
     const origin = new URL(from.url).origin;
+    const sameOrigin = new URL(form.action).origin === origin;
     const page = await this.request(form.action, {
       method: 'POST',
       body: body.toString(),
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        origin,
-        'sec-fetch-site': new URL(form.action).origin === origin ? 'same-origin' : 'cross-site',
+        origin: originHeader(origin, sameOrigin, from.headers.get('referrer-policy')),
+        'sec-fetch-site': sameOrigin ? 'same-origin' : 'cross-site',
       },
     });
     return this.#follow(page, stop, 20);
@@ -127,6 +128,16 @@ export class Browser {
     if (gone) cookies.delete(name);
     else cookies.set(name, { value, path: path.trim() });
   }
+}
+
+/**
+ * The `Origin` a browser sends with a form POST (Fetch, "append a request Origin header"): `null` when the
+ * page's referrer policy withholds it — `no-referrer` always, `same-origin` for another origin.
+ */
+function originHeader(origin: string, sameOrigin: boolean, policy: string | null): string {
+  const last = (policy ?? '').split(',').pop()?.trim().toLowerCase();
+  if (last === 'no-referrer' || (last === 'same-origin' && !sameOrigin)) return 'null';
+  return origin;
 }
 
 /** The forms of a page: action, method, inputs (checked checkboxes only) and valued submit buttons. */

@@ -42,8 +42,10 @@ export function pageHeaders(nonce?: string): Record<string, string> {
     ...NO_STORE,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    // The consent page's URL carries the authorization request: it must not leak to the provider.
-    'referrer-policy': 'no-referrer',
+    // The consent page's URL carries the authorization request: it must not leak to the provider or the
+    // client. `same-origin`, not `no-referrer`: under `no-referrer` browsers send `Origin: null` with the
+    // consent form's POST, which the proxy's origin check refuses.
+    'referrer-policy': 'same-origin',
     'content-security-policy': `default-src 'none'; style-src ${nonce === undefined ? "'none'" : `'nonce-${nonce}'`}; frame-ancestors 'none'; base-uri 'none'`,
   };
 }
