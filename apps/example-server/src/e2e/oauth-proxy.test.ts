@@ -96,13 +96,17 @@ async function browse(start: string, stopAt: string): Promise<URL> {
     }
     url = target;
     const form = /<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
-    if (res.status !== 200 || form === null) throw new Error(`the browser got ${res.status} at ${target}: ${html.slice(0, 200)}`);
+    if (res.status !== 200 || form === null)
+      throw new Error(`the browser got ${res.status} at ${target}: ${html.slice(0, 200)}`);
     const body = new URLSearchParams();
     for (const [tag] of (form[2] as string).matchAll(/<input[^>]*>/g)) {
       const name = /name="([^"]+)"/.exec(tag)?.[1];
       if (name === undefined || (/type="checkbox"/.test(tag) && !/checked/.test(tag))) continue;
       const value = /value="([^"]*)"/.exec(tag)?.[1] ?? '';
-      body.append(name, value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))));
+      body.append(
+        name,
+        value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))),
+      );
     }
     if (body.has('csrf')) body.set('decision', 'approve'); // the app's consent page
     if (body.has('login')) body.set('login', 'alice'); // the provider's login page
@@ -146,7 +150,9 @@ describe('proxy mode (AUTH_UPSTREAM_*)', () => {
     async () => {
       const app = await startHttpApp({ args: ['--port', String(port)], env: proxyEnv() });
       // Where clients find the authorization server: the app itself.
-      const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      const metadata = (await (
+        await fetch(`${app.origin}/.well-known/oauth-protected-resource/mcp`)
+      ).json()) as {
         authorization_servers: string[];
       };
       expect(metadata.authorization_servers).toEqual([app.origin]);
@@ -194,7 +200,9 @@ describe('proxy mode (AUTH_UPSTREAM_*)', () => {
       ).json()) as { access_token: string; refresh_token: string; scope: string };
       expect(tokens.scope).toBe('notes:read notes:write');
       expect(tokens.refresh_token).toBeTruthy();
-      expect((await callTool(app.url, 'add_note', { title: 'proxy', body: 'mode' }, tokens.access_token)).status).toBe(200);
+      expect(
+        (await callTool(app.url, 'add_note', { title: 'proxy', body: 'mode' }, tokens.access_token)).status,
+      ).toBe(200);
       const listed = await callTool(app.url, 'list_notes', {}, tokens.access_token);
       expect(await listed.text()).toContain('proxy');
       // The client secret is masked in the configuration report, and never printed.
@@ -212,12 +220,23 @@ describe('proxy mode (AUTH_UPSTREAM_*)', () => {
     async () => {
       const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
         [{ AUTH_UPSTREAM_ISSUER: issuer }, [], /AUTH_UPSTREAM_CLIENT_SECRET\) go together/],
-        [{ ...proxyEnv(), AUTH_ISSUER: issuer, AUTH_RESOURCE: 'http://127.0.0.1:1/mcp' }, [], /exclude each other/],
+        [
+          { ...proxyEnv(), AUTH_ISSUER: issuer, AUTH_RESOURCE: 'http://127.0.0.1:1/mcp' },
+          [],
+          /exclude each other/,
+        ],
         [proxyEnv(), ['--host', '0.0.0.0', '--port', '3000'], /AUTH_RESOURCE\) is required in proxy mode/],
-        [{ ...proxyEnv(), AUTH_UPSTREAM_ISSUER: 'http://idp.example.com' }, [], /http is accepted for a loopback address only/],
+        [
+          { ...proxyEnv(), AUTH_UPSTREAM_ISSUER: 'http://idp.example.com' },
+          [],
+          /http is accepted for a loopback address only/,
+        ],
       ];
       for (const [env, args, message] of cases) {
-        const app = spawnApp(['--transport', 'streamable-http', '--port', '0', ...args], baseEnv({ API_KEY: TEST_API_KEY, ...env }));
+        const app = spawnApp(
+          ['--transport', 'streamable-http', '--port', '0', ...args],
+          baseEnv({ API_KEY: TEST_API_KEY, ...env }),
+        );
         expect((await app.exited).code, JSON.stringify(env)).toBe(1);
         expect(app.stderr()).toMatch(message);
         expect(app.stderr()).not.toContain(APP.clientSecret);
