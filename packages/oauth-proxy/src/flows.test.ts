@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Callback, MemoryOAuthProvider, startCallback } from '../../plugin-auth/src/test-flows.js';
 import { github, google, oidc } from './index.js';
 import { Browser, type LoginChoices, logIn } from './test-browser.js';
-import { callbackUrlOf, freePort, type NotesRig, startNotes } from './test-rig.js';
+import { callbackUrlOf, callTool, freePort, type NotesRig, refreshAt, startNotes } from './test-rig.js';
 import { githubId, startUpstream, type Upstream } from './test-upstream.js';
 
 const APP = { clientId: 'pier-notes-github-app', clientSecret: 'gh-app-secret-0123456789abcdef0123456789' };
@@ -319,15 +319,11 @@ describe("refresh across the provider token's expiry", () => {
     expect(failed.isError, 'a call after the provider token expired must fail').toBe(true);
     expect(JSON.stringify(failed.content)).toMatch(/expired and could not be refreshed/);
     // And the proxy will not refresh a login whose provider token is gone.
-    const refreshed = await fetch(`${r.issuer}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: provider.saved[0]?.refresh_token as string,
-        client_id: provider.clientId as string,
-      }),
-    });
+    const refreshed = await refreshAt(
+      r.issuer,
+      provider.saved[0]?.refresh_token as string,
+      provider.clientId as string,
+    );
     expect(refreshed.status).toBe(400);
     const body = (await refreshed.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ error: 'invalid_grant' });
@@ -343,32 +339,7 @@ describe('revocation (RFC 7009)', () => {
     const provider = new MemoryOAuthProvider(callback);
     const client = await connect('v2-2026', provider);
     const tokens = provider.saved[0] as { access_token: string; refresh_token: string };
-    const call = () =>
-      fetch(rig.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${tokens.access_token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'whoami',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'whoami',
-            arguments: {},
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-              'io.modelcontextprotocol/clientCapabilities': {},
-            },
-          },
-        }),
-      });
+    const call = () => callTool(rig.url, 'whoami', tokens.access_token);
     expect((await call()).status).toBe(200);
     // Another client cannot revoke it.
     const stranger = await revokeAs('someone-else', tokens.refresh_token);
@@ -380,15 +351,7 @@ describe('revocation (RFC 7009)', () => {
     const after = await call();
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const refreshed = await fetch(`${rig.issuer}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: provider.clientId as string,
-      }),
-    });
+    const refreshed = await refreshAt(rig.issuer, tokens.refresh_token, provider.clientId as string);
     expect(refreshed.status).toBe(400);
     const body = (await refreshed.json()) as Record<string, unknown>;
     expect(body.error).toBe('invalid_grant');
@@ -408,15 +371,7 @@ describe('revocation (RFC 7009)', () => {
     await connect('v1', provider);
     const tokens = provider.saved[0] as { access_token: string; refresh_token: string };
     expect((await revokeAs(provider.clientId as string, tokens.access_token)).status).toBe(200);
-    const refreshed = await fetch(`${rig.issuer}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token,
-        client_id: provider.clientId as string,
-      }),
-    });
+    const refreshed = await refreshAt(rig.issuer, tokens.refresh_token, provider.clientId as string);
     expect(((await refreshed.json()) as { error?: string }).error).toBe('invalid_grant');
   });
 });

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callback, startCallback } from '../../plugin-auth/src/test-flows.js';
 import { s256 } from './crypto.js';
 import { github } from './index.js';
-import { Browser, logIn } from './test-browser.js';
-import { callbackUrlOf, freePort, type NotesRig, startNotes } from './test-rig.js';
+import { Browser, logIn, toProxyCallback } from './test-browser.js';
+import { callbackUrlOf, callTool, freePort, type NotesRig, refreshAt, startNotes } from './test-rig.js';
 import { startUpstream, type Upstream } from './test-upstream.js';
 
 const APP = { clientId: 'negatives-app', clientSecret: 'negatives-secret-0123456789abcdef012345' };
@@ -146,33 +146,7 @@ async function expectRefusal(res: Response, status: number, error: string): Prom
 }
 
 /** A 2026-07-28 tools/call of `whoami` with `token`. */
-function callWith(token: string, on: NotesRig = rig): Promise<Response> {
-  return fetch(on.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'whoami',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'whoami',
-        arguments: {},
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-}
+const callWith = (token: string, on: NotesRig = rig) => callTool(on.url, 'whoami', token);
 
 /** A 401 from the MCP endpoint: the challenge names the failure; no handler ran. */
 async function expectUnauthorized(res: Response): Promise<void> {
@@ -310,16 +284,7 @@ describe('the token endpoint', () => {
   it('a reused refresh token revokes the whole login (rotation)', async () => {
     const login = await codeFor();
     const tokens = (await (await exchange(login)).json()) as { access_token: string; refresh_token: string };
-    const refresh = (token: string) =>
-      fetch(`${rig.issuer}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: token,
-          client_id: login.clientId,
-        }),
-      });
+    const refresh = (token: string) => refreshAt(rig.issuer, token, login.clientId);
     const rotated = (await (await refresh(tokens.refresh_token)).json()) as {
       access_token: string;
       refresh_token: string;
@@ -346,23 +311,13 @@ describe('the provider callback', () => {
     const clientId = await register(callback.redirectUrl);
     const verifier = 'w'.repeat(43);
     const browser = new Browser();
-    const atProxyCallback = (url: string) => url.startsWith(`${rig.issuer}/oauth/callback?`);
     // The person approves and signs in; the provider redirects to the proxy's callback, intercepted here.
-    let page = await browser.open(
+    const intercepted = await toProxyCallback(
+      browser,
       await authorizeUrl(clientId, callback.redirectUrl, verifier),
-      atProxyCallback,
+      rig.issuer,
     );
-    page = await browser.submit(page, page.forms[0] as never, { decision: 'approve' }, atProxyCallback);
-    page = await browser.submit(
-      page,
-      page.forms[0] as never,
-      { login: 'alice', password: 'x' },
-      atProxyCallback,
-    );
-    if (!atProxyCallback(page.url))
-      page = await browser.submit(page, page.forms[0] as never, {}, atProxyCallback);
-    expect(atProxyCallback(page.url)).toBe(true);
-    const honest = new URL(page.url);
+    const honest = new URL(intercepted);
     const state = honest.searchParams.get('state') as string;
     const received = callback.received.length;
     const issued = rig.issued();
@@ -388,19 +343,13 @@ describe('the provider callback', () => {
   it('the right state from another browser is refused (the login is bound to the browser that consented)', async () => {
     const clientId = await register(callback.redirectUrl);
     const browser = new Browser();
-    const atProxyCallback = (url: string) => url.startsWith(`${rig.issuer}/oauth/callback?`);
-    let page = await browser.open(await authorizeUrl(clientId, callback.redirectUrl), atProxyCallback);
-    page = await browser.submit(page, page.forms[0] as never, { decision: 'approve' }, atProxyCallback);
-    page = await browser.submit(
-      page,
-      page.forms[0] as never,
-      { login: 'alice', password: 'x' },
-      atProxyCallback,
+    const intercepted = await toProxyCallback(
+      browser,
+      await authorizeUrl(clientId, callback.redirectUrl),
+      rig.issuer,
     );
-    if (!atProxyCallback(page.url))
-      page = await browser.submit(page, page.forms[0] as never, {}, atProxyCallback);
     const issued = rig.issued();
-    const elsewhere = await new Browser().request(page.url);
+    const elsewhere = await new Browser().request(intercepted);
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.html).toContain('invalid_request');
     expect(rig.issued()).toBe(issued);
@@ -471,7 +420,6 @@ describe('consent cannot be skipped', () => {
 
   it("going straight to the provider with the proxy's client id yields nothing: the callback knows no such state", async () => {
     const browser = new Browser();
-    const atProxyCallback = (url: string) => url.startsWith(`${rig.issuer}/oauth/callback?`);
     const direct = new URL(upstream.github.authorizationEndpoint);
     direct.search = new URLSearchParams({
       client_id: APP.clientId,
@@ -480,18 +428,10 @@ describe('consent cannot be skipped', () => {
       scope: 'read:user',
       state: 'made-up-by-the-attacker',
     }).toString();
-    let page = await browser.open(direct.href, atProxyCallback);
-    page = await browser.submit(
-      page,
-      page.forms[0] as never,
-      { login: 'alice', password: 'x' },
-      atProxyCallback,
-    );
-    if (!atProxyCallback(page.url))
-      page = await browser.submit(page, page.forms[0] as never, {}, atProxyCallback);
-    expect(new URL(page.url).searchParams.get('code')).toBeTruthy();
+    const intercepted = await toProxyCallback(browser, direct.href, rig.issuer);
+    expect(new URL(intercepted).searchParams.get('code')).toBeTruthy();
     const issued = rig.issued();
-    const answer = await browser.request(page.url);
+    const answer = await browser.request(intercepted);
     expect(answer.status).toBe(400);
     expect(answer.html).toContain('invalid_request');
     expect(answer.headers.get('location')).toBeNull();
@@ -503,7 +443,6 @@ describe('tokens the MCP endpoint refuses', () => {
   it("the provider's own tokens (access token and ID token) presented directly: 401, no handler", async () => {
     // The test drives the provider's code flow itself with the proxy's app credentials.
     const browser = new Browser();
-    const atProxyCallback = (url: string) => url.startsWith(`${rig.issuer}/oauth/callback?`);
     const verifier = 'u'.repeat(43);
     const direct = new URL(upstream.github.authorizationEndpoint);
     direct.search = new URLSearchParams({
@@ -516,21 +455,13 @@ describe('tokens the MCP endpoint refuses', () => {
       code_challenge: await s256(verifier),
       code_challenge_method: 'S256',
     }).toString();
-    let page = await browser.open(direct.href, atProxyCallback);
-    page = await browser.submit(
-      page,
-      page.forms[0] as never,
-      { login: 'alice', password: 'x' },
-      atProxyCallback,
-    );
-    if (!atProxyCallback(page.url))
-      page = await browser.submit(page, page.forms[0] as never, {}, atProxyCallback);
+    const intercepted = await toProxyCallback(browser, direct.href, rig.issuer);
     const res = await fetch(upstream.github.tokenEndpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
         grant_type: 'authorization_code',
-        code: new URL(page.url).searchParams.get('code') as string,
+        code: new URL(intercepted).searchParams.get('code') as string,
         redirect_uri: callbackUrlOf(Number(new URL(rig.issuer).port)),
         code_verifier: verifier,
         client_id: APP.clientId,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Callback, MemoryOAuthProvider, startCallback } from '../../plugin-auth/src/test-flows.js';
 import { ensureInstalled, type RedisProcess, startRedis } from '../../redis/src/test-infra.js';
 import { github } from './index.js';
-import { Browser } from './test-browser.js';
+import { Browser, toProxyCallback } from './test-browser.js';
 import { freePort, type NotesRig, startNotes } from './test-rig.js';
 import { githubId, startUpstream, type Upstream } from './test-upstream.js';
 
@@ -107,22 +107,14 @@ async function loginAcross(first: NotesRig, second: NotesRig) {
   const client = new Client({ name: 'replicas', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(transport).catch(() => undefined);
   const browser = new Browser();
-  const atProxyCallback = (target: string) =>
-    target.startsWith(`http://127.0.0.1:${balancer.port}/oauth/callback?`);
-  let page = await browser.open(provider.pending.href);
-  page = await browser.submit(page, page.forms[0] as never, { decision: 'approve' }, atProxyCallback);
-  page = await browser.submit(
-    page,
-    page.forms[0] as never,
-    { login: 'alice', password: 'x' },
-    atProxyCallback,
+  const intercepted = await toProxyCallback(
+    browser,
+    provider.pending.href,
+    `http://127.0.0.1:${balancer.port}`,
   );
-  if (!atProxyCallback(page.url))
-    page = await browser.submit(page, page.forms[0] as never, {}, atProxyCallback);
-  expect(atProxyCallback(page.url)).toBe(true);
   // The load balancer now sends everything to the other replica.
   balancer.target = portOf(second);
-  const back = await browser.request(page.url);
+  const back = await browser.request(intercepted);
   return { provider, transport, client, browser, back, url };
 }
 

@@ -199,23 +199,19 @@ export interface LoginChoices {
 }
 
 /**
- * Plays the whole login in `browser`, from the authorization URL the MCP client opened to the redirect to
- * `callbackUrl`, which is then fetched as a browser would (the client's loopback server receives it).
- * Returns the callback's query (`code`, `state`, `iss`, or `error`). Throws on any page it does not expect.
+ * Plays the person from `start` (an authorization URL of the proxy, or of the provider) through the proxy's
+ * consent page and the provider's login and consent pages, until a redirect `stop` accepts. Returns that
+ * URL, not opened. Throws on any page it does not expect.
  */
-export async function logIn(
+export async function walk(
   browser: Browser,
-  authorizationUrl: string,
-  callbackUrl: string,
+  start: string,
+  stop: (url: string) => boolean,
   choices: LoginChoices = {},
-): Promise<URLSearchParams> {
-  const atCallback = (url: string) => url.startsWith(`${callbackUrl}?`);
-  let page = await browser.open(authorizationUrl, atCallback);
+): Promise<string> {
+  let page = await browser.open(start, stop);
   for (let step = 0; step < 10; step++) {
-    if (atCallback(page.url)) {
-      await browser.request(page.url);
-      return new URL(page.url).searchParams;
-    }
+    if (stop(page.url)) return page.url;
     const form = page.forms[0];
     if (page.status !== 200 || form === undefined) {
       throw new Error(`the browser got ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
@@ -228,20 +224,41 @@ export async function logIn(
           decision: choices.decision ?? 'approve',
           ...(choices.scopes !== undefined && { scope: [...choices.scopes] }),
         },
-        atCallback,
+        stop,
       );
     } else if (form.fields.some(([name]) => name === 'login')) {
-      page = await browser.submit(
-        page,
-        form,
-        { login: choices.login ?? 'alice', password: 'any' },
-        atCallback,
-      );
+      page = await browser.submit(page, form, { login: choices.login ?? 'alice', password: 'any' }, stop);
     } else if (form.fields.some(([name, value]) => name === 'prompt' && value === 'consent')) {
-      page = await browser.submit(page, form, {}, atCallback);
+      page = await browser.submit(page, form, {}, stop);
     } else {
       throw new Error(`the browser does not know the page at ${page.url}`);
     }
   }
-  throw new Error('the login did not reach the callback in 10 pages');
+  throw new Error('the login did not finish in 10 pages');
+}
+
+/**
+ * The whole login, from the authorization URL the MCP client opened to the redirect to `callbackUrl`, which
+ * is then opened as a browser would (the client's loopback server receives it). Returns the callback's
+ * query (`code`, `state`, `iss`, or `error`).
+ */
+export async function logIn(
+  browser: Browser,
+  authorizationUrl: string,
+  callbackUrl: string,
+  choices: LoginChoices = {},
+): Promise<URLSearchParams> {
+  const url = await walk(browser, authorizationUrl, (next) => next.startsWith(`${callbackUrl}?`), choices);
+  await browser.request(url);
+  return new URL(url).searchParams;
+}
+
+/** The login up to the provider's redirect to the proxy's callback, returned unopened (to tamper with it). */
+export function toProxyCallback(
+  browser: Browser,
+  start: string,
+  issuer: string,
+  choices: LoginChoices = {},
+): Promise<string> {
+  return walk(browser, start, (next) => next.startsWith(`${issuer}/oauth/callback?`), choices);
 }
