@@ -59,6 +59,25 @@ export interface GrantSettings {
   readonly logger: () => Logger | undefined;
 }
 
+/** How long the answer of a refresh is kept for the same client's concurrent duplicates (sealed, short). */
+const CONCURRENT_ANSWER_MS = 10_000;
+/** How long a concurrent duplicate waits for the winner's answer. */
+const CONCURRENT_WAIT_MS = 3_000;
+/** A rotated token presented this soon after its rotation counts as a concurrent duplicate, not a reuse. */
+const CONCURRENT_WINDOW_MS = 2_000;
+
+/** A rotated refresh token: its login, and when it was rotated (milliseconds since the epoch). */
+interface UsedRefresh {
+  readonly grantId: string;
+  readonly at: number;
+}
+
+/** A rotation's answer, for the refreshes that were in flight with it. */
+interface SharedAnswer {
+  readonly clientId: string;
+  readonly answer: TokenResponse;
+}
+
 /** The provider's token is refreshed this long before it expires (a quarter of a shorter life, at least 2 s). */
 const UPSTREAM_MARGIN_MS = 60_000;
 
@@ -142,9 +161,14 @@ export class Grants {
     const name = await sha256(refreshToken);
     const record = await store.read<RefreshRecord>('refresh', name);
     if (record === undefined) {
-      const reused = await store.read<string>('refresh-used', name);
+      const reused = await store.read<UsedRefresh>('refresh-used', name);
       if (reused !== undefined) {
-        await this.revoke(reused, 'refresh token reused');
+        // Rotated a moment ago: the same client's concurrent refresh gets the rotation's answer.
+        if (Date.now() - reused.at <= CONCURRENT_WINDOW_MS) {
+          const answer = await this.#concurrentAnswer(name, clientId);
+          if (answer !== undefined) return answer;
+        }
+        await this.revoke(reused.grantId, 'refresh token reused');
         return {
           status: 400,
           error: 'invalid_grant',
@@ -199,9 +223,13 @@ export class Grants {
         description: `${this.#settings.upstream.name} cannot be reached; try again`,
       };
     }
-    // Rotation: of two concurrent uses, one wins; the loser's token is now a reuse.
-    const taken = await store.take<RefreshRecord>('refresh', name);
-    if (taken === undefined) {
+    // Rotation: of two uses at once, one wins (the first to mark the token used). The others — the same
+    // client's concurrent refreshes, when several requests met a 401 together — get the winner's answer if
+    // they come within a moment of it; a later use of the rotated token revokes the login.
+    const used: UsedRefresh = { grantId: grant.id, at: Date.now() };
+    if (!(await store.add('refresh-used', name, used, this.#settings.refreshTokenTtlMs))) {
+      const answer = await this.#concurrentAnswer(name, clientId);
+      if (answer !== undefined) return answer;
       await this.revoke(grant.id, 'refresh token reused');
       return {
         status: 400,
@@ -209,10 +237,23 @@ export class Grants {
         description: 'The refresh token was already used; the login is revoked',
       };
     }
-    await store.put('refresh-used', name, grant.id, this.#settings.refreshTokenTtlMs);
+    await store.remove('refresh', name);
     const extended: Grant = { ...grant, expiresAt: Date.now() + this.#settings.refreshTokenTtlMs };
     await store.put('grant', grant.id, extended, this.#settings.refreshTokenTtlMs);
-    return this.issue(extended, scopes, true);
+    const answer = await this.issue(extended, scopes, true);
+    const shared: SharedAnswer = { clientId, answer };
+    await store.put('refresh-answer', name, shared, CONCURRENT_ANSWER_MS);
+    return answer;
+  }
+
+  /** The answer the winning concurrent refresh gave, once it is written (bounded wait); `undefined` if none. */
+  async #concurrentAnswer(name: string, clientId: string): Promise<TokenResponse | undefined> {
+    for (let waited = 0; waited <= CONCURRENT_WAIT_MS; waited += 50) {
+      const shared = await this.#settings.store.read<SharedAnswer>('refresh-answer', name);
+      if (shared !== undefined) return shared.clientId === clientId ? shared.answer : undefined;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return undefined;
   }
 
   /** Ends a login: its access and refresh tokens stop working everywhere; the provider's token is revoked too. */

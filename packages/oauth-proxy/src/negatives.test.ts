@@ -291,12 +291,40 @@ describe('the token endpoint', () => {
     };
     expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
     expect((await callWith(rotated.access_token)).status).toBe(200);
+    // Past the moment in which a concurrent duplicate of the same refresh would be answered alike.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     const issued = rig.issued();
     await expectRefusal(await refresh(tokens.refresh_token), 400, 'invalid_grant');
     expect(rig.issued()).toBe(issued);
     // The thief replayed the old one: the legitimate client's new tokens are gone as well.
     await expectUnauthorized(await callWith(rotated.access_token));
     await expectRefusal(await refresh(rotated.refresh_token), 400, 'invalid_grant');
+  });
+
+  it("control: one client's concurrent refreshes (requests that met a 401 together) share one rotation", async () => {
+    const login = await codeFor();
+    const tokens = (await (await exchange(login)).json()) as { refresh_token: string };
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () => refreshAt(rig.issuer, tokens.refresh_token, login.clientId)),
+    );
+    const bodies = (await Promise.all(answers.map((res) => res.json()))) as {
+      access_token: string;
+      refresh_token: string;
+    }[];
+    expect(
+      answers.map((res) => res.status),
+      JSON.stringify(bodies),
+    ).toEqual([200, 200, 200]);
+    expect(new Set(bodies.map((body) => body.refresh_token)).size).toBe(1);
+    expect((await callWith(bodies[0]?.access_token as string)).status).toBe(200);
+    // Used again once the rotation is over, it is a reuse like any other.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await expectRefusal(
+      await refreshAt(rig.issuer, tokens.refresh_token, login.clientId),
+      400,
+      'invalid_grant',
+    );
+    await expectUnauthorized(await callWith(bodies[0]?.access_token as string));
   });
 
   it('a public client presenting a secret, or an unknown client: invalid_client (401)', async () => {

@@ -15,6 +15,7 @@ export type RecordKind =
   | 'grant' // a user's login for one client: consented scopes and the provider's tokens, by grant id
   | 'refresh' // a refresh token, by its SHA-256
   | 'refresh-used' // a rotated refresh token, by its SHA-256 (reuse revokes the grant)
+  | 'refresh-answer' // a rotation's answer, for 10 s, for the same client's concurrent duplicates
   | 'signing-key'; // a signing key, by rotation period
 
 export class ProxyStore {
