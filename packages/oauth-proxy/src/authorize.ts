@@ -90,6 +90,7 @@ export async function authorize(proxy: ProxyContext, request: Request): Promise<
   const pending: PendingAuthorization = {
     clientId,
     redirectUri,
+    redirectUriGiven: given !== undefined,
     state,
     codeChallenge: challenge,
     scopes,
@@ -180,6 +181,7 @@ export async function consent(proxy: ProxyContext, request: Request): Promise<Re
     request: {
       clientId: pending.clientId,
       redirectUri: pending.redirectUri,
+      redirectUriGiven: pending.redirectUriGiven,
       state: pending.state,
       codeChallenge: pending.codeChallenge,
       scopes: pending.scopes,

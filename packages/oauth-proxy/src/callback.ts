@@ -14,6 +14,8 @@ export interface CodeRecord {
   readonly grantId: string;
   readonly clientId: string;
   readonly redirectUri: string;
+  /** Whether the authorization request named the redirect URI (then the token request must, identically). */
+  readonly redirectUriGiven: boolean;
   readonly codeChallenge: string;
   readonly scopes: readonly string[];
   /** Milliseconds since the epoch (the store's TTL drops it too). */
@@ -105,6 +107,7 @@ export async function callback(proxy: ProxyContext, request: Request): Promise<R
     grantId,
     clientId: authorization.clientId,
     redirectUri: authorization.redirectUri,
+    redirectUriGiven: authorization.redirectUriGiven,
     codeChallenge: authorization.codeChallenge,
     scopes: login.scopes,
     expiresAt: Date.now() + proxy.settings.codeTtlMs,

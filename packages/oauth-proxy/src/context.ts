@@ -55,6 +55,8 @@ export interface ProxyContext {
 export interface AuthorizationRequest {
   readonly clientId: string;
   readonly redirectUri: string;
+  /** Whether the request named it (it may be left out when the client registered one): then so may the token request. */
+  readonly redirectUriGiven: boolean;
   readonly state: string | undefined;
   readonly codeChallenge: string;
   /** The scopes asked for; the user may consent to fewer. */

@@ -58,7 +58,9 @@ async function redeemCode(proxy: ProxyContext, client: Client, params: Map<strin
     return refuse(400, 'invalid_grant', 'The authorization code was issued to another client');
   }
   if (record.expiresAt <= Date.now()) return refuse(400, 'invalid_grant', 'The authorization code expired');
-  if (params.get('redirect_uri') !== record.redirectUri) {
+  // RFC 6749 §4.1.3: the same redirect_uri as the authorization request, if that one had it.
+  const redirectUri = params.get('redirect_uri');
+  if (redirectUri === undefined ? record.redirectUriGiven : redirectUri !== record.redirectUri) {
     return refuse(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
   }
   const verifier = params.get('code_verifier');
