@@ -50,6 +50,9 @@ describe('the notes board, shown by an MCP Apps host in Chromium', () => {
       expect(await runTool(page, 'list_notes', {})).toBe('view');
       const board = viewOf(page);
       await expect.poll(() => titles(board)).toContain('Buy milk');
+      // The board works under the extension's restrictive default CSP (it declares no domains): the
+      // sandbox applies it, and the board's own requests would be refused.
+      expect(await refusedFetch(page, app.origin)).toBe('connect-src');
 
       await board.getByLabel('Title', { exact: true }).fill('Call Ana');
       await board.getByLabel('Tags', { exact: true }).fill('phone, today');
@@ -150,6 +153,23 @@ async function openHost(url: string): Promise<Page> {
     throw new Error(`the host page did not connect: ${String(error)} ${problems.join('; ')}`);
   });
   return page;
+}
+
+/** The CSP directive that refuses a `fetch` the view itself makes, if one does. */
+async function refusedFetch(page: Page, url: string): Promise<string | undefined> {
+  const view = page.frames().find((frame) => frame.parentFrame()?.parentFrame() === page.mainFrame());
+  if (view === undefined) throw new Error('no view frame inside the sandbox proxy');
+  // Runs in the view; this file is typed for Node, hence the casts.
+  return view.evaluate(async (target) => {
+    const doc = (globalThis as unknown as { document: EventTarget }).document;
+    const refused = new Promise<string>((resolve) => {
+      doc.addEventListener('securitypolicyviolation', (event) => {
+        resolve((event as unknown as { violatedDirective: string }).violatedDirective);
+      });
+    });
+    await fetch(target).catch(() => undefined);
+    return Promise.race([refused, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000))]);
+  }, url);
 }
 
 /** The view: the inner frame of the sandbox proxy the host framed. */
