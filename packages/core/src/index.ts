@@ -43,6 +43,7 @@ export type {
   HttpAuthenticator,
   HttpAuthOutcome,
   HttpRefusal,
+  HttpRequestHead,
   HttpRoute,
   McpObserver,
   MethodHandler,
