@@ -168,7 +168,10 @@ async function refusedFetch(page: Page, url: string): Promise<string | undefined
       });
     });
     await fetch(target).catch(() => undefined);
-    return Promise.race([refused, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000))]);
+    return Promise.race([
+      refused,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000)),
+    ]);
   }, url);
 }
 
