@@ -1,13 +1,16 @@
 // End-to-end tests run the built app (dist/main.js, and the notes board in dist/view/) as a child process:
 // rebuild what a newer source file changed. The packages it imports must be built already (turbo's `test`
-// depends on `build`).
+// depends on `build`). The browser test needs Chromium: installed here when missing (no test timeout
+// applies to a setup), or the run fails saying how.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureChromium } from './src/e2e/test-browser.js';
 
 export default function setup(): void {
+  ensureChromium();
   const dir = dirname(fileURLToPath(import.meta.url));
   const board = join(dir, 'dist', 'view', 'notes-board.html');
   if (!existsSync(board) || statSync(board).mtimeMs < newestSource(join(dir, 'view'))) {
