@@ -1,0 +1,57 @@
+// Every code sample in the docs is a file under samples/. `build` compiles them (a sample that does not
+// compile fails the build, and `typecheck` checks them too); this runs every whole program among them and
+// compares what it prints with the .out file the page shows beside it.
+// PIER_DOCS_UPDATE=1 rewrites the .out files from what the samples print now (then read the diff).
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const SAMPLES = fileURLToPath(new URL('../samples', import.meta.url));
+const COMPILED = fileURLToPath(new URL('../.samples', import.meta.url));
+
+type Entry =
+  | { readonly run: { readonly args?: string[]; readonly env?: Record<string, string> } }
+  | { readonly vitest: true }
+  | { readonly module: string }
+  | { readonly 'not run': string };
+
+const manifest = JSON.parse(readFileSync(join(SAMPLES, 'samples.json'), 'utf8')) as Record<string, Entry>;
+delete manifest.$comment;
+
+function sampleFiles(dir = SAMPLES): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sampleFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(SAMPLES, path).split(sep).join('/')] : [];
+  });
+}
+
+describe('samples', () => {
+  it('says, for every sample file, how it is checked', () => {
+    expect(Object.keys(manifest).sort()).toEqual(sampleFiles().sort());
+    for (const [file, entry] of Object.entries(manifest)) {
+      if ('module' in entry) expect(manifest[entry.module], `${file} is imported by ${entry.module}`).toHaveProperty('run');
+      if ('vitest' in entry) expect(file).toMatch(/\.test\.ts$/);
+    }
+  });
+
+  const runnable = Object.entries(manifest).flatMap(([file, entry]) => ('run' in entry ? [[file, entry.run] as const] : []));
+
+  it.each(runnable)('%s prints what its page shows', async (file, options) => {
+    const program = join(COMPILED, file.replace(/\.ts$/, '.js'));
+    expect(existsSync(program), `${program}: run the docs build first`).toBe(true);
+    const { stdout } = await run(process.execPath, [program, ...(options.args ?? [])], {
+      cwd: COMPILED,
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '', PIER_LOG_LEVEL: 'error', ...options.env },
+    });
+    const expected = join(SAMPLES, file.replace(/\.ts$/, '.out'));
+    if (process.env.PIER_DOCS_UPDATE === '1') writeFileSync(expected, stdout);
+    expect(existsSync(expected), `${expected} is missing (PIER_DOCS_UPDATE=1 writes it)`).toBe(true);
+    expect(stdout).toBe(readFileSync(expected, 'utf8'));
+  }, 30_000);
+});
