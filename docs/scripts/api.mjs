@@ -72,7 +72,10 @@ const app = await Application.bootstrapWithPlugins({
 // Modules are named after their file (`core/dist/index`); name them as users import them.
 // (TypeDoc drops a trailing `/index`; core's transport entry names itself with a @module tag.)
 const names = new Map(
-  entries.map(([name, file]) => [relative(join(root, 'packages'), join(root, file)).replace(/(\/index)?\.d\.ts$/, ''), name]),
+  entries.map(([name, file]) => [
+    relative(join(root, 'packages'), join(root, file)).replace(/(\/index)?\.d\.ts$/, ''),
+    name,
+  ]),
 );
 app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
   for (const module of context.project.getChildrenByKind(ReflectionKind.Module)) {

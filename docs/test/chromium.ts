@@ -19,19 +19,26 @@ export const CHROMIUM_FLAGS = [
 
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM)) return;
-  const how = 'install it with `apt-get update && apt-get install -y chromium` (Debian), or set PIER_CHROMIUM';
-  if (process.getuid?.() !== 0) throw new Error(`docs test: ${CHROMIUM} is missing and this is not root: ${how}`);
+  const how =
+    'install it with `apt-get update && apt-get install -y chromium` (Debian), or set PIER_CHROMIUM';
+  if (process.getuid?.() !== 0)
+    throw new Error(`docs test: ${CHROMIUM} is missing and this is not root: ${how}`);
   const started = Date.now();
   process.stderr.write('docs test: installing Debian chromium with apt-get (about a minute)…\n');
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
+    execFileSync(
+      'apt-get',
+      ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation'],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      },
+    );
   } catch (error) {
     throw new Error(`docs test: apt-get could not install chromium (${(error as Error).message}): ${how}`);
   }
-  if (!existsSync(CHROMIUM)) throw new Error(`docs test: apt-get ran but ${CHROMIUM} is still missing: ${how}`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`docs test: apt-get ran but ${CHROMIUM} is still missing: ${how}`);
   process.stderr.write(`docs test: chromium installed in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }

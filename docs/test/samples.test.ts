@@ -34,24 +34,31 @@ describe('samples', () => {
   it('says, for every sample file, how it is checked', () => {
     expect(Object.keys(manifest).sort()).toEqual(sampleFiles().sort());
     for (const [file, entry] of Object.entries(manifest)) {
-      if ('module' in entry) expect(manifest[entry.module], `${file} is imported by ${entry.module}`).toHaveProperty('run');
+      if ('module' in entry)
+        expect(manifest[entry.module], `${file} is imported by ${entry.module}`).toHaveProperty('run');
       if ('vitest' in entry) expect(file).toMatch(/\.test\.ts$/);
     }
   });
 
-  const runnable = Object.entries(manifest).flatMap(([file, entry]) => ('run' in entry ? [[file, entry.run] as const] : []));
+  const runnable = Object.entries(manifest).flatMap(([file, entry]) =>
+    'run' in entry ? [[file, entry.run] as const] : [],
+  );
 
-  it.each(runnable)('%s prints what its page shows', async (file, options) => {
-    const program = join(COMPILED, file.replace(/\.ts$/, '.js'));
-    expect(existsSync(program), `${program}: run the docs build first`).toBe(true);
-    const { stdout } = await run(process.execPath, [program, ...(options.args ?? [])], {
-      cwd: COMPILED,
-      timeout: 20_000,
-      env: { PATH: process.env.PATH ?? '', PIER_LOG_LEVEL: 'error', ...options.env },
-    });
-    const expected = join(SAMPLES, file.replace(/\.ts$/, '.out'));
-    if (process.env.PIER_DOCS_UPDATE === '1') writeFileSync(expected, stdout);
-    expect(existsSync(expected), `${expected} is missing (PIER_DOCS_UPDATE=1 writes it)`).toBe(true);
-    expect(stdout).toBe(readFileSync(expected, 'utf8'));
-  }, 30_000);
+  it.each(runnable)(
+    '%s prints what its page shows',
+    async (file, options) => {
+      const program = join(COMPILED, file.replace(/\.ts$/, '.js'));
+      expect(existsSync(program), `${program}: run the docs build first`).toBe(true);
+      const { stdout } = await run(process.execPath, [program, ...(options.args ?? [])], {
+        cwd: COMPILED,
+        timeout: 20_000,
+        env: { PATH: process.env.PATH ?? '', PIER_LOG_LEVEL: 'error', ...options.env },
+      });
+      const expected = join(SAMPLES, file.replace(/\.ts$/, '.out'));
+      if (process.env.PIER_DOCS_UPDATE === '1') writeFileSync(expected, stdout);
+      expect(existsSync(expected), `${expected} is missing (PIER_DOCS_UPDATE=1 writes it)`).toBe(true);
+      expect(stdout).toBe(readFileSync(expected, 'utf8'));
+    },
+    30_000,
+  );
 });

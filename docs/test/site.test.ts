@@ -103,22 +103,31 @@ describe('the built site in Chromium', () => {
     ['elicit', '/concepts/'],
     ['httpTransport', '/packages/transport-http'],
     ['healthPlugin', '/packages/plugin-health'],
-  ])('search finds %s', async (term, expectedPage) => {
-    const page = await browser.newPage();
-    try {
-      await page.goto(`${server.origin}/index.html`, { waitUntil: 'load' });
-      // The search box opens from the nav bar's button, as a reader opens it.
-      await page.click('.VPNavBarSearch button');
-      const input = page.locator('.VPLocalSearchBox input');
-      await input.fill(term);
-      const results = page.locator('.VPLocalSearchBox .results li a');
-      await results.first().waitFor({ timeout: 10_000 });
-      const links = await results.evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href') ?? ''));
-      const titles = await page.locator('.VPLocalSearchBox .results li').allInnerTexts();
-      expect(links.some((href) => href.includes(expectedPage)), `${term}: ${links.join(', ')}`).toBe(true);
-      expect(titles.join('\n')).toMatch(new RegExp(term, 'i'));
-    } finally {
-      await page.close();
-    }
-  }, 30_000);
+  ])(
+    'search finds %s',
+    async (term, expectedPage) => {
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${server.origin}/index.html`, { waitUntil: 'load' });
+        // The search box opens from the nav bar's button, as a reader opens it.
+        await page.click('.VPNavBarSearch button');
+        const input = page.locator('.VPLocalSearchBox input');
+        await input.fill(term);
+        const results = page.locator('.VPLocalSearchBox .results li a');
+        await results.first().waitFor({ timeout: 10_000 });
+        const links = await results.evaluateAll((anchors) =>
+          anchors.map((a) => a.getAttribute('href') ?? ''),
+        );
+        const titles = await page.locator('.VPLocalSearchBox .results li').allInnerTexts();
+        expect(
+          links.some((href) => href.includes(expectedPage)),
+          `${term}: ${links.join(', ')}`,
+        ).toBe(true);
+        expect(titles.join('\n')).toMatch(new RegExp(term, 'i'));
+      } finally {
+        await page.close();
+      }
+    },
+    30_000,
+  );
 });

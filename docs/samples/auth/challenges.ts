@@ -15,7 +15,11 @@ const server = createServer(
     version: '1.0.0',
     plugins: [auth],
     tools: [
-      defineTool({ name: 'list_notes', scopes: ['notes:read'], handler: (_args, ctx) => `hello ${ctx.auth?.clientId}` }),
+      defineTool({
+        name: 'list_notes',
+        scopes: ['notes:read'],
+        handler: (_args, ctx) => `hello ${ctx.auth?.clientId}`,
+      }),
       defineTool({ name: 'add_note', scopes: ['notes:write'], handler: () => 'added' }),
     ],
   }),
@@ -32,12 +36,20 @@ const call = async (tool: string, token?: string) => {
       'mcp-protocol-version': '2025-11-25',
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: {} },
+    }),
   });
-  console.log(`${tool} ${token === undefined ? 'without a token' : 'with a notes:read token'}: ${response.status}`);
+  console.log(
+    `${tool} ${token === undefined ? 'without a token' : 'with a notes:read token'}: ${response.status}`,
+  );
   const challenge = response.headers.get('www-authenticate');
   if (challenge) console.log(`  WWW-Authenticate: ${challenge}`);
-  if (response.ok) console.log(`  ${JSON.stringify(((await response.json()) as { result: unknown }).result)}`);
+  if (response.ok)
+    console.log(`  ${JSON.stringify(((await response.json()) as { result: unknown }).result)}`);
 };
 
 await call('list_notes');

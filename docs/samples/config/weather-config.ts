@@ -2,7 +2,12 @@ import { configReport, loadConfig, z } from '@pier/config';
 
 export const config = loadConfig(
   {
-    apiKey: { schema: z.string().min(1), env: 'API_KEY', secret: true, description: 'Key for the forecast API' },
+    apiKey: {
+      schema: z.string().min(1),
+      env: 'API_KEY',
+      secret: true,
+      description: 'Key for the forecast API',
+    },
     baseUrl: {
       schema: z.url({ protocol: /^https?$/ }).default('https://api.example.com'),
       env: 'BASE_URL',

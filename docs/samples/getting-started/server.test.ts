@@ -4,7 +4,8 @@ import { closeAll, connect, ERAS } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppServer } from './server.js';
 
-const newServer = () => createServer(AppServer, { apiKey: 'test-key' }, { logLevel: 'warn', handleSignals: false });
+const newServer = () =>
+  createServer(AppServer, { apiKey: 'test-key' }, { logLevel: 'warn', handleSignals: false });
 
 afterEach(closeAll);
 

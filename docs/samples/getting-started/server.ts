@@ -12,17 +12,28 @@ export interface Settings {
 export class AppServer {
   constructor(private readonly settings: Settings) {}
 
-  @Tool({ description: 'Greets someone by name', input: { name: z.string().min(1).describe('Who to greet') } })
+  @Tool({
+    description: 'Greets someone by name',
+    input: { name: z.string().min(1).describe('Who to greet') },
+  })
   async greet({ name }: { name: string }) {
     return `Hello, ${name}!`;
   }
 
-  @Resource({ uri: 'about://server', name: 'about', description: 'What this server is', mimeType: 'text/plain' })
+  @Resource({
+    uri: 'about://server',
+    name: 'about',
+    description: 'What this server is',
+    mimeType: 'text/plain',
+  })
   about() {
     return `my-server 0.1.0; API key ${this.settings.apiKey === '' ? 'missing' : 'configured'}`;
   }
 
-  @Prompt({ description: 'Ask for a short explanation', args: { topic: z.string().describe('What to explain') } })
+  @Prompt({
+    description: 'Ask for a short explanation',
+    args: { topic: z.string().describe('What to explain') },
+  })
   explain({ topic }: { topic: string }) {
     return `Explain ${topic} in one short paragraph.`;
   }

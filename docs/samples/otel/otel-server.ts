@@ -4,7 +4,11 @@ import { context, metrics, propagation, SpanKind, trace } from '@opentelemetry/a
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { createServer, defineServer, defineTool } from '@pier/core';
 import { otelPlugin } from '@pier/plugin-otel';
 import { connect } from '@pier/testing';
@@ -21,9 +25,18 @@ trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new Sim
 metrics.setGlobalMeterProvider(new MeterProvider());
 
 // 2. The plugin.
-const forecast = defineTool({ name: 'forecast', input: { city: z.string() }, handler: ({ city }) => `Sunny in ${city}` });
+const forecast = defineTool({
+  name: 'forecast',
+  input: { city: z.string() },
+  handler: ({ city }) => `Sunny in ${city}`,
+});
 const server = createServer(
-  defineServer({ name: 'weather', version: '1.0.0', tools: [forecast], plugins: [otelPlugin({ prometheus: true })] }),
+  defineServer({
+    name: 'weather',
+    version: '1.0.0',
+    tools: [forecast],
+    plugins: [otelPlugin({ prometheus: true })],
+  }),
   { logLevel: 'warn', handleSignals: false },
 );
 const { url } = await server.listen(httpTransport({ port: 0 }));
@@ -36,5 +49,7 @@ for (const span of spans.getFinishedSpans().filter((s) => s.name.startsWith('too
   console.log(span.name, SpanKind[span.kind], span.attributes);
 }
 const scrape = await (await fetch(new URL('/metrics', url))).text();
-console.log(scrape.split('\n').filter((line) => line.startsWith('mcp_server_operation_duration_seconds_count')));
+console.log(
+  scrape.split('\n').filter((line) => line.startsWith('mcp_server_operation_duration_seconds_count')),
+);
 await server.close();

@@ -16,7 +16,9 @@ export function auditPlugin(): PierPlugin {
         method: 'GET',
         path: '/audit',
         handler: (_req, res) => {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ calls: calls.length }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ calls: calls.length }));
         },
       });
       ctx.observe({

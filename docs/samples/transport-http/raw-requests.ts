@@ -13,7 +13,11 @@ const { url } = await server.listen(httpTransport({ port: 0 }));
 const post = async (headers: Record<string, string>, body: unknown) => {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
   console.log(response.status, JSON.stringify(await response.json()));
