@@ -8,6 +8,7 @@ export default defineConfig({
       'test/**/*.test.ts',
       'samples/getting-started/server.test.ts',
       'samples/testing/weather.test.ts',
+      'samples/testing/notifications.test.ts',
     ],
     globalSetup: ['./test/global-setup.ts'],
     // The browser test and the sample runs each use both cores; one file at a time.

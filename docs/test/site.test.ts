@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './chromium.js';
 import { SITE } from './site.js';
@@ -49,32 +49,32 @@ function pages(): string[] {
   return found.sort();
 }
 
-/** Loads a page and returns every problem the browser reported. */
-async function visit(page: Page, path: string): Promise<string[]> {
+/** Loads a page in a tab of its own and returns every problem the browser reported while it was open. */
+async function visit(path: string): Promise<string[]> {
   const problems: string[] = [];
-  const onConsole = (message: { type(): string; text(): string }) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  };
-  const onPageError = (error: Error) => problems.push(`uncaught: ${error.message}`);
-  const onFailed = (request: { url(): string; failure(): { errorText: string } | null }) =>
-    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`);
-  const onResponse = (response: { url(): string; status(): number }) => {
+  const page = await browser.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error')
+      problems.push(`console error: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
+  );
+  page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  };
-  page.on('console', onConsole);
-  page.on('pageerror', onPageError);
-  page.on('requestfailed', onFailed);
-  page.on('response', onResponse);
+  });
   try {
     const response = await page.goto(server.origin + path, { waitUntil: 'load' });
     if (response?.status() !== 200) problems.push(`status ${response?.status()}`);
     // The page is hydrated once VitePress's app mounted: its content is there and links are live.
     await page.waitForSelector('#app .VPContent', { timeout: 10_000 });
+    // VitePress prefetches the pages linked from this one: let that finish (no request for 500 ms).
+    await page.waitForLoadState('networkidle', { timeout: 15_000 });
   } finally {
-    page.off('console', onConsole);
-    page.off('pageerror', onPageError);
-    page.off('requestfailed', onFailed);
-    page.off('response', onResponse);
+    // Closing the tab may cut a late prefetch short: only what failed while the page was open counts.
+    page.removeAllListeners();
+    await page.close();
   }
   return problems;
 }
@@ -89,11 +89,9 @@ describe('the built site in Chromium', () => {
     const queue = [...paths];
     await Promise.all(
       [0, 1, 2].map(async () => {
-        const page = await browser.newPage();
         for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-          for (const problem of await visit(page, path)) problems.push(`${path}: ${problem}`);
+          for (const problem of await visit(path)) problems.push(`${path}: ${problem}`);
         }
-        await page.close();
       }),
     );
     expect(problems).toEqual([]);
