@@ -13,5 +13,6 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     // The browser test and the sample runs each use both cores; one file at a time.
     fileParallelism: false,
+    maxConcurrency: 2,
   },
 });

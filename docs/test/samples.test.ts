@@ -44,7 +44,8 @@ describe('samples', () => {
     'run' in entry ? [[file, entry.run] as const] : [],
   );
 
-  it.each(runnable)(
+  // Two programs at a time (maxConcurrency): each is mostly node starting up, and there are two cores.
+  it.concurrent.each(runnable)(
     '%s prints what its page shows',
     async (file, options) => {
       const program = join(COMPILED, file.replace(/\.ts$/, '.js'));
