@@ -53,6 +53,7 @@ const app = await Application.bootstrapWithPlugins({
   hidePageHeader: true,
   hideBreadcrumbs: true,
   entryFileName: 'index',
+  groupOrder: ['Functions', 'Variables', 'Classes', 'Interfaces', 'Type Aliases', '*'],
   // One page per package: the reference stays searchable and a page holds what one import gives.
   outputFileStrategy: 'modules',
   useCodeBlocks: true,
