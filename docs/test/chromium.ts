@@ -25,18 +25,28 @@ export function ensureChromium(): void {
     throw new Error(`docs test: ${CHROMIUM} is missing and this is not root: ${how}`);
   const started = Date.now();
   process.stderr.write('docs test: installing Debian chromium with apt-get (about a minute)…\n');
-  try {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync(
-      'apt-get',
-      ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation'],
-      {
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      },
-    );
-  } catch (error) {
-    throw new Error(`docs test: apt-get could not install chromium (${(error as Error).message}): ${how}`);
+  // Other packages' test setups install with apt-get too (redis-server, prometheus) and may run at the
+  // same time: wait for dpkg's lock instead of failing on it, and try again if apt still found it taken.
+  const apt = (args: string[]) =>
+    execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 600_000,
+    });
+  let failure: unknown;
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    try {
+      apt(['update', '-qq']);
+      apt(['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-liberation']);
+      failure = undefined;
+      break;
+    } catch (error) {
+      failure = error;
+      execFileSync('sleep', [String(5 * attempt)]);
+    }
+  }
+  if (failure !== undefined) {
+    throw new Error(`docs test: apt-get could not install chromium (${(failure as Error).message}): ${how}`);
   }
   if (!existsSync(CHROMIUM))
     throw new Error(`docs test: apt-get ran but ${CHROMIUM} is still missing: ${how}`);

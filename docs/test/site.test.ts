@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_FLAGS, ensureChromium } from './chromium.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.js';
 import { SITE } from './site.js';
 import { type StaticServer, serveStatic } from './static-server.js';
 
@@ -15,7 +15,6 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  ensureChromium();
   server = await serveStatic(SITE);
   profile = await mkdtemp(join(tmpdir(), 'pier-docs-chromium-'));
   // A persistent context is how Playwright takes a fresh --user-data-dir of our own.
@@ -24,7 +23,7 @@ beforeAll(async () => {
     headless: true,
     args: CHROMIUM_FLAGS,
   });
-}, 180_000);
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
