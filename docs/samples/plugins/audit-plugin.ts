@@ -15,11 +15,7 @@ export function auditPlugin(): PierPlugin {
       ctx.addRoute({
         method: 'GET',
         path: '/audit',
-        handler: (_req, res) => {
-          res
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ calls: calls.length }));
-        },
+        handler: () => Response.json({ calls: calls.length }),
       });
       ctx.observe({
         onRequest: (request) => {
