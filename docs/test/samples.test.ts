@@ -30,7 +30,33 @@ function sampleFiles(dir = SAMPLES): string[] {
   });
 }
 
+const DOCS = fileURLToPath(new URL('..', import.meta.url));
+
+/** The site's own Markdown pages (not the generated API reference). */
+function pageFiles(dir = DOCS): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return ['node_modules', 'api', 'samples', '.vitepress', '.samples', 'public'].includes(entry.name)
+        ? []
+        : pageFiles(path);
+    }
+    return entry.name.endsWith('.md') && entry.name !== 'README.md' ? [path] : [];
+  });
+}
+
 describe('samples', () => {
+  it('are the only TypeScript and JavaScript in the pages (a code block written inline is never compiled)', () => {
+    const inline = pageFiles().flatMap((page) =>
+      [...readFileSync(page, 'utf8').matchAll(/^\s*```(ts|tsx|js|mjs|cjs|typescript|javascript)\b/gm)].map(
+        (match) =>
+          `${relative(DOCS, page)}: a \`\`\`${match[1]} block; make it a file under samples/ and include it`,
+      ),
+    );
+    expect(inline).toEqual([]);
+    expect(pageFiles().length).toBeGreaterThan(20);
+  });
+
   it('says, for every sample file, how it is checked', () => {
     expect(Object.keys(manifest).sort()).toEqual(sampleFiles().sort());
     for (const [file, entry] of Object.entries(manifest)) {

@@ -7,7 +7,7 @@ import { join, relative, sep } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS } from './chromium.js';
-import { SITE } from './site.js';
+import { ensureSite, SITE } from './site.js';
 import { type StaticServer, serveStatic } from './static-server.js';
 
 let server: StaticServer;
@@ -15,6 +15,7 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
+  ensureSite(); // turbo runs `build` before `test`
   server = await serveStatic(SITE);
   profile = await mkdtemp(join(tmpdir(), 'pier-docs-chromium-'));
   // A persistent context is how Playwright takes a fresh --user-data-dir of our own.
