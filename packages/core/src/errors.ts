@@ -199,8 +199,12 @@ export class OptionIssues {
    * problem) and the list, when any problem was recorded.
    */
   throwIfAny(create: (message: string, issues: readonly string[]) => Error): void {
-    if (this.#list.length === 0) return;
-    const list = Object.freeze([...this.#list]);
+    if (this.#list.length > 0) this.throwNow(create);
+  }
+
+  /** Throws now, with every problem recorded so far: for when nothing more can be checked. */
+  throwNow(create: (message: string, issues: readonly string[]) => Error): never {
+    const list = Object.freeze(this.#list.length > 0 ? [...this.#list] : ['invalid options']);
     throw create(summarize(this.#where, list), list);
   }
 }

@@ -1,5 +1,5 @@
 // The one error class of @pier/oauth-proxy, and the issues collector its factories report through.
-import { type OptionIssues, PierError } from '@pier/core';
+import { PierError } from '@pier/core';
 
 /**
  * Stable codes of {@link OAuthProxyError}; branch on these, not on messages.
@@ -33,9 +33,6 @@ export class OAuthProxyError extends PierError<OAuthProxyErrorCode> {
   }
 }
 
-/** Throws every problem `issues` collected as one `OAUTH_PROXY_OPTIONS_INVALID`. */
-export function throwIfAny(issues: OptionIssues): void {
-  issues.throwIfAny(
-    (message, list) => new OAuthProxyError('OAUTH_PROXY_OPTIONS_INVALID', message, { issues: list }),
-  );
-}
+/** The error of every problem a set of options had (`issues.throwIfAny(optionsError)`). */
+export const optionsError = (message: string, issues: readonly string[]): OAuthProxyError =>
+  new OAuthProxyError('OAUTH_PROXY_OPTIONS_INVALID', message, { issues });

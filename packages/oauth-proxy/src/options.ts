@@ -2,7 +2,7 @@
 import type { KeyValueStore } from '@pier/core';
 import { describeValue, OptionIssues } from '@pier/core';
 import type { AuthPluginOptions } from '@pier/plugin-auth';
-import { throwIfAny } from './errors.js';
+import { optionsError } from './errors.js';
 import { checkScopes } from './upstream/checks.js';
 import { CLIENT_SECRET, type UpstreamProvider } from './upstream/provider.js';
 
@@ -114,7 +114,7 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
   const issues = new OptionIssues('oauthProxy()');
   if (options === null || typeof options !== 'object') {
     issues.add('expects an options object { resource, upstream }');
-    throwIfAny(issues);
+    issues.throwIfAny(optionsError);
   }
   const resource = options.resource;
   let issuer = '';
@@ -225,7 +225,7 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
   for (const key of ['resource', 'authorizationServers', 'verifier', 'scopesSupported']) {
     if (key in auth) issues.add(`auth.${key} is set by the proxy itself`);
   }
-  throwIfAny(issues);
+  issues.throwIfAny(optionsError);
   return {
     resource,
     issuer,

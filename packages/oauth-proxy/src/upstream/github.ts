@@ -1,7 +1,7 @@
 // GitHub: OAuth 2.0 without OpenID Connect. No discovery and no ID token: the user is whoever GitHub's user
 // API says owns the token.
 import { describeValue, OptionIssues } from '@pier/core';
-import { OAuthProxyError, throwIfAny } from '../errors.js';
+import { OAuthProxyError, optionsError } from '../errors.js';
 import { checkClient, checkEndpoint, checkScopes } from './checks.js';
 import { fetchJson, providerBase, type UpstreamEndpoints, type UpstreamProvider } from './provider.js';
 
@@ -55,7 +55,7 @@ export function github(options: GitHubOptions): UpstreamProvider {
   if (typeof idField !== 'string' || idField === '') {
     issues.add(`userIdField must be a non-empty string (got ${describeValue(idField)})`);
   }
-  throwIfAny(issues);
+  issues.throwIfAny(optionsError);
   const endpoints: UpstreamEndpoints = {
     authorizationEndpoint,
     tokenEndpoint,

@@ -4,7 +4,7 @@
 
 import { describeValue, OptionIssues } from '@pier/core';
 import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose';
-import { OAuthProxyError, throwIfAny } from '../errors.js';
+import { OAuthProxyError, optionsError } from '../errors.js';
 import { checkClient, checkEndpoint, checkScopes, isSecureUrl } from './checks.js';
 import {
   fetchJson,
@@ -51,7 +51,7 @@ export interface GoogleOptions {
 export function google(options: GoogleOptions): UpstreamProvider {
   const issues = new OptionIssues('google()');
   checkClient(issues, options, true);
-  throwIfAny(issues);
+  issues.throwIfAny(optionsError);
   return build('google()', {
     issuer: options.issuer ?? 'https://accounts.google.com',
     clientId: options.clientId,
@@ -98,7 +98,7 @@ function build(
   if (options?.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
     issues.add(`name must be a non-empty string (got ${describeValue(options.name)})`);
   }
-  throwIfAny(issues);
+  issues.throwIfAny(optionsError);
   const name = options.name ?? new URL(issuer).host;
   let discovered: Promise<UpstreamEndpoints> | undefined;
   let keys: { readonly uri: string; readonly get: ReturnType<typeof createRemoteJWKSet> } | undefined;
