@@ -28,6 +28,7 @@ import {
 import type { Logger } from './logger.js';
 import { type ObservedCalls, observeServer } from './observe.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
+import { completionScopes, scopeChallengeFor } from './scope-check.js';
 import type { ResourceUpdates } from './subscriptions.js';
 import { type InvokeTool, TASKS_EXTENSION_ID, Tasks } from './tasks.js';
 import type { DirectToolCalls, SdkServerOptions } from './transport-contract.js';
@@ -72,6 +73,8 @@ export class SdkServerBuilder {
   readonly #replays = new WeakMap<object, unknown>();
   /** What the direct path and the observed SDK servers share (see observe.ts). */
   readonly #observed: ObservedCalls = { replays: new WeakMap(), sessions: new WeakMap() };
+  /** Whether a scoped resource template or prompt can be completed: `completion/complete` is then gated. */
+  readonly #scopedCompletions: boolean;
 
   constructor(declarations: Declarations, options: SdkServerBuilderOptions) {
     this.#declarations = declarations;
@@ -90,6 +93,9 @@ export class SdkServerBuilder {
     for (const tool of declarations.tools) this.#addTool(tool);
     for (const resource of declarations.resources) this.#addResource(resource);
     for (const prompt of declarations.prompts) this.#addPrompt(prompt);
+    this.#scopedCompletions =
+      declarations.resources.some(({ declaration }) => (declaration.scopes?.length ?? 0) > 0) ||
+      declarations.prompts.some(({ declaration }) => (declaration.scopes?.length ?? 0) > 0);
     let capabilities: ServerCapabilities = {
       logging: {},
       ...(declarations.tools.length > 0 && { tools: { listChanged: false } }),
@@ -158,6 +164,11 @@ export class SdkServerBuilder {
     if (declarations.observers.length > 0) {
       observeServer(server, declarations.observers, options, this.#options.logger, this.#observed);
     }
+    if (this.#scopedCompletions) {
+      gateCompletions(server, (params, authInfo) =>
+        scopeChallengeFor(declarations.authenticator, completionScopes(params, declarations), authInfo),
+      );
+    }
     return server;
   }
 
@@ -181,16 +192,12 @@ export class SdkServerBuilder {
    */
   #withScopes<C extends object>(config: C, scopes: readonly string[] | undefined): C {
     if (scopes === undefined || scopes.length === 0) return config;
-    const required = scopes;
-    const scopeChallenge: ScopeChallengeHandler = ({ authInfo }) => {
-      if (authInfo === undefined) return undefined;
-      const decide = this.#declarations.authenticator?.scopeChallenge;
-      if (decide !== undefined) return decide.call(this.#declarations.authenticator, required, authInfo);
-      const granted = new Set(authInfo.scopes);
-      return required.every((scope) => granted.has(scope))
-        ? undefined
-        : { scopes: required as [string, ...string[]] };
-    };
+    const scopeChallenge: ScopeChallengeHandler = ({ authInfo }) =>
+      scopeChallengeFor(
+        this.#declarations.authenticator,
+        scopes,
+        authInfo,
+      ) as ReturnType<ScopeChallengeHandler>;
     return { ...config, scopeChallenge };
   }
 
@@ -436,4 +443,29 @@ function refuseTasklessCalls(server: McpServer, required: ReadonlySet<string>): 
     }
     return original(request, ctx);
   });
+}
+
+/**
+ * Answers `completion/complete` for a scoped resource template or prompt as its read or get would be
+ * answered: 403 `insufficient_scope` before dispatch (see scope-check.ts), on both eras. The SDK asks its
+ * scope resolver only for `tools/call`, `resources/read` and `prompts/get`, and hands a completer no
+ * caller, so the resolver of this server is extended (an SDK internal: checked here so that an SDK change
+ * fails loudly, at the first server built, rather than leaking completions).
+ */
+function gateCompletions(
+  server: McpServer,
+  decide: (params: unknown, authInfo: AuthInfo | undefined) => ReturnType<ScopeChallengeHandler>,
+): void {
+  const resolver = server as unknown as { resolveScopeChallenge?: ScopeChallengeHandler };
+  const original = resolver.resolveScopeChallenge;
+  if (typeof original !== 'function') {
+    throw new PierError(
+      'DECLARATION_INVALID',
+      'scoped resources or prompts need a version of @modelcontextprotocol/server whose scope resolver Pier can extend',
+    );
+  }
+  resolver.resolveScopeChallenge = (context) =>
+    context.request.method === 'completion/complete'
+      ? decide(context.request.params, context.authInfo)
+      : original(context);
 }
