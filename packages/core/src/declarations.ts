@@ -6,6 +6,7 @@ import type { HttpAuthenticator, HttpRoute, McpObserver, McpServerExtension } fr
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
+import { maySee } from './scope-check.js';
 import type { UriKind } from './subscriptions.js';
 
 /** A tool, ready to register: its SDK config is built once and shared by every SDK server. */
@@ -108,7 +109,8 @@ export class Declarations {
     try {
       // Immutable once built, so one serves every SDK server.
       template = new ResourceTemplate(resource.uriTemplate, {
-        list: resource.list === undefined ? undefined : this.lister(resource),
+        list:
+          resource.list === undefined ? undefined : this.#scopedList(resource.scopes, this.lister(resource)),
         ...(resource.complete !== undefined && { complete: { ...resource.complete } }),
       });
     } catch (error) {
@@ -120,6 +122,18 @@ export class Declarations {
       );
     }
     this.resources.push({ declaration: resource, metadata, template, subscribable });
+  }
+
+  /**
+   * A template's entries in `resources/list` are its data (a note's title): a caller who may not read the
+   * template gets none of them, and its `list` does not run. The rest of the list still answers.
+   */
+  #scopedList(
+    scopes: readonly string[] | undefined,
+    list: ReturnType<TemplateLister>,
+  ): ReturnType<TemplateLister> {
+    if (list === undefined || scopes === undefined || scopes.length === 0) return list;
+    return (mcp) => (maySee(this.authenticator, scopes, mcp?.http?.authInfo) ? list(mcp) : { resources: [] });
   }
 
   addPrompt(prompt: PromptDeclaration, source: string): void {

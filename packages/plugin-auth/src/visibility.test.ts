@@ -126,11 +126,14 @@ describe("visibility: 'hide'", () => {
     },
   );
 
-  it('negative control: by default (visibility all) a reader is shown everything, and challenged on use', async () => {
+  it('negative control: by default (visibility all) a reader is shown every declaration, and challenged on use', async () => {
     const r = await rig('all');
-    expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(EVERYTHING);
+    // Every tool, fixed resource, template and prompt; the entries a template lists are its data, shown
+    // only to who may read them (see "completions and listed entries" below).
+    const declared = { ...EVERYTHING, resources: ['notes://all'] };
+    expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(declared);
     const reader = await clientToken(as, CLIENTS.reader, r.resource);
-    expect(await rawLists(r.url, reader, '2025')).toEqual(EVERYTHING);
+    expect(await rawLists(r.url, reader, '2025')).toEqual(declared);
   });
 
   it('a token with none of the scopes sees only what needs none; hidden is still refused on call (403)', async () => {
@@ -224,10 +227,12 @@ describe("completions and a template's listed entries need the template's (or pr
         expect(String(prompt.headers['www-authenticate'])).toContain('scope="notes:read"');
         // No completer ran for a refused caller.
         expect(calls).toEqual([]);
+        expect((await rawLists(r.url, reader, era)).resources).toEqual(['notes://all']);
         // Negative control: who may read completes and lists.
         expect(values(await complete(r.url, writer, era, DRAFTS, 'id'))).toEqual(['1']);
         expect(values(await complete(r.url, reader, era, SUMMARIZE, 'tag'))).toEqual(['work']);
         expect(calls).toEqual(['complete drafts', 'complete summarize']);
+        expect((await rawLists(r.url, writer, era)).resources).toEqual(['drafts://1', 'notes://all']);
       },
     );
   });
@@ -257,8 +262,12 @@ describe("completions and a template's listed entries need the template's (or pr
     const asReader = await session(await clientToken(as, CLIENTS.reader, r.resource));
     const params = { ref: DRAFTS, argument: { name: 'id', value: '' } };
     expect((await asReader('completion/complete', params)).status).toBe(403);
+    const listed = await asReader('resources/list', {});
+    expect(listed.text).not.toContain('drafts://1');
+    expect(listed.text).toContain('notes://all');
     const asAdmin = await session(await clientToken(as, CLIENTS.admin, r.resource));
     expect(values(sse(await asAdmin('completion/complete', params)))).toEqual(['1']);
+    expect((await asAdmin('resources/list', {})).text).toContain('drafts://1');
   });
 });
 

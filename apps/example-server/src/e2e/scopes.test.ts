@@ -98,6 +98,24 @@ describe.each([
     TEST_TIMEOUT_MS,
   );
 
+  it.each(ERAS)(
+    '%s: resources/list leaves the notes out for a token without notes:read, and still answers',
+    async (_era, mode) => {
+      const outsider = await connectAs(app.url, CLIENTS.outsider, mode);
+      const listed = await outsider.listResources();
+      // The server and its fixed resources stay visible (their reads are refused with 403).
+      expect(listed.resources.map((entry) => entry.uri)).toContain('notes://index');
+      expect(listed.resources.map((entry) => entry.uri)).not.toContain(`notes://${noteId}`);
+      expect(JSON.stringify(listed)).not.toContain(SECRET_TITLE);
+      // Negative control: notes:read lists the note under its title.
+      const reader = await connectAs(app.url, CLIENTS.reader, mode);
+      expect((await reader.listResources()).resources).toContainEqual(
+        expect.objectContaining({ uri: `notes://${noteId}`, name: SECRET_TITLE }),
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
   it(
     'over raw HTTP: completion/complete answers 403 insufficient_scope naming notes:read, with no ids',
     async () => {
