@@ -2,9 +2,16 @@
 // clashes and prepared once (schemas converted, templates parsed). Building SDK servers from it is
 // sdk-servers.ts's job.
 import { ResourceTemplate, type ToolAnnotations } from '@modelcontextprotocol/server';
+import { clientError } from './client-errors.js';
 import type { HttpAuthenticator, HttpRoute, McpObserver, McpServerExtension } from './contract.js';
-import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import type {
+  CompleteVariable,
+  PromptDeclaration,
+  ResourceDeclaration,
+  ToolDeclaration,
+} from './declaration.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
+import type { Logger } from './logger.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
 import { maySee } from './scope-check.js';
 import type { UriKind } from './subscriptions.js';
@@ -56,7 +63,10 @@ export class Declarations {
   readonly #fixedUris = new Map<string, boolean>();
   #authenticator: { readonly authenticator: HttpAuthenticator; readonly source: string } | undefined;
 
-  constructor(private readonly lister: TemplateLister) {}
+  constructor(
+    private readonly lister: TemplateLister,
+    private readonly logger: Logger,
+  ) {}
 
   /** Plugin routes in registration order. */
   get routes(): readonly HttpRoute[] {
@@ -111,7 +121,9 @@ export class Declarations {
       template = new ResourceTemplate(resource.uriTemplate, {
         list:
           resource.list === undefined ? undefined : this.#scopedList(resource.scopes, this.lister(resource)),
-        ...(resource.complete !== undefined && { complete: { ...resource.complete } }),
+        ...(resource.complete !== undefined && {
+          complete: this.#completers({ name: resource.name, complete: resource.complete }),
+        }),
       });
     } catch (error) {
       fail(
@@ -122,6 +134,26 @@ export class Declarations {
       );
     }
     this.resources.push({ declaration: resource, metadata, template, subscribable });
+  }
+
+  /** The template's completers, failing as a read fails: logged, a system failure hidden from the client. */
+  #completers(resource: {
+    readonly name: string;
+    readonly complete: Readonly<Record<string, CompleteVariable>>;
+  }): Record<string, CompleteVariable> {
+    const logger = this.logger.child(`resource:${resource.name}`);
+    const completers: Record<string, CompleteVariable> = {};
+    for (const [variable, complete] of Object.entries(resource.complete)) {
+      completers[variable] = async (value, context) => {
+        try {
+          return await complete(value, context);
+        } catch (error) {
+          logger.warn('completion failed', { variable, error: messageOf(error) });
+          throw clientError(error);
+        }
+      };
+    }
+    return completers;
   }
 
   /**

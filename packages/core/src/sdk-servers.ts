@@ -11,6 +11,7 @@ import {
   UriTemplate,
   type Variables,
 } from '@modelcontextprotocol/server';
+import { clientError } from './client-errors.js';
 import { type ContextDeps, requestContext, resourceContext, toolContext } from './context.js';
 import type { HttpAuthenticator, ServerInfo } from './contract.js';
 import type { ListedResource, ListedResources, ResourceDeclaration } from './declaration.js';
@@ -309,7 +310,7 @@ export class SdkServerBuilder {
           );
         } catch (error) {
           logger.warn('resource read failed', { error: messageOf(error) });
-          throw error;
+          throw clientError(error);
         }
       };
       if (template === undefined) {
@@ -345,7 +346,7 @@ export class SdkServerBuilder {
           );
         } catch (error) {
           logger.warn('prompt failed', { error: messageOf(error) });
-          throw error;
+          throw clientError(error);
         }
       };
       server.registerPrompt(prompt.name, config, callback as Callback);
@@ -369,7 +370,7 @@ export function templateLister(logger: Logger, updates: ResourceUpdates) {
         listed = await list(requestContext(mcp, deps, undefined));
       } catch (error) {
         scoped.warn('resource list failed', { error: messageOf(error) });
-        throw error;
+        throw clientError(error);
       }
       if (!Array.isArray(listed)) {
         scoped.warn('resource list ignored: list() must return an array', { got: describe(listed) });

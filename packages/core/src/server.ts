@@ -251,7 +251,7 @@ class Server implements PierServer {
         this.logger.warn('an event listener failed', { error: messageOf(error) }),
       );
     this.#updates = new ResourceUpdates(this.logger, this.events);
-    const declarations = new Declarations(templateLister(this.logger, this.#updates));
+    const declarations = new Declarations(templateLister(this.logger, this.#updates), this.logger);
     for (const tool of declaration.tools ?? []) declarations.addTool(tool, source);
     for (const resource of declaration.resources ?? []) declarations.addResource(resource, source);
     for (const prompt of declaration.prompts ?? []) declarations.addPrompt(prompt, source);

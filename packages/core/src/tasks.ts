@@ -15,6 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { clientMessage } from './client-errors.js';
 import type { ToolContext } from './context.js';
 import type { ObservedTaskStatus } from './contract.js';
 import { MissingClientCapabilityError, messageOf } from './errors.js';
@@ -255,6 +256,7 @@ export class Tasks {
     try {
       const outcome = await Promise.race([settled, round.stalled.then(() => undefined)]);
       if (outcome !== undefined && round.pending.size === 0) {
+        if ('error' in outcome) this.#logger.warn('task failed', { taskId, error: messageOf(outcome.error) });
         await this.#finish(
           taskId,
           'error' in outcome
@@ -443,7 +445,7 @@ function publicFields(task: StoredTask): Record<string, unknown> {
   };
 }
 
-/** A thrown error as the JSON-RPC error a failed task carries. */
+/** A thrown error as the JSON-RPC error a failed task carries (a system failure as `Internal error`). */
 function toTaskError(error: unknown): TaskError {
   if (error instanceof ProtocolError) {
     return {
@@ -452,7 +454,7 @@ function toTaskError(error: unknown): TaskError {
       ...(error.data !== undefined && { data: error.data }),
     };
   }
-  return { code: ProtocolErrorCode.InternalError, message: messageOf(error) };
+  return { code: ProtocolErrorCode.InternalError, message: clientMessage(error) };
 }
 
 type Settled<T> = { readonly value: T } | { readonly error: unknown };
