@@ -494,9 +494,11 @@ class Server implements PierServer {
       await this.#transport?.close({ reason, ...(drainDelayMs !== undefined && { drainDelayMs }) });
     } finally {
       // Even after a failed transport close: the application's resources still need releasing.
+      // Tasks first: the runs they stop save their final status through the task store, which a close
+      // hook may close. Bounded (TASK_CLOSE_SAVE_MS), and never throws.
+      await this.#tasks?.close();
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
-      this.#tasks?.close();
       this.#updates.close();
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
