@@ -85,6 +85,7 @@ export { MissingClientCapabilityError, PierError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
+export type { RequestStateKeySet, RequestStateKeys } from './request-state-codec.js';
 export { jsonSchema } from './schema.js';
 export type {
   CloseOptions,

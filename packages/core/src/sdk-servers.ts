@@ -2,9 +2,7 @@
 // Everything that does not change per server (callbacks, schemas, templates) is made once, here.
 import {
   type AuthInfo,
-  createRequestStateCodec,
   McpServer,
-  type RequestStateCodec,
   type ScopeChallengeHandler,
   type ServerCapabilities,
   type ServerContext,
@@ -28,6 +26,7 @@ import {
 } from './input-required.js';
 import type { Logger } from './logger.js';
 import { type ObservedCalls, observeServer } from './observe.js';
+import { type RequestStateKeys, rotatingRequestStateCodec, type StateCodec } from './request-state-codec.js';
 import { toolErrorResult, toPromptResult, toResourceResult, toToolResult } from './results.js';
 import { completionScopes, scopeChallengeFor } from './scope-check.js';
 import type { ResourceUpdates } from './subscriptions.js';
@@ -40,8 +39,12 @@ export interface SdkServerBuilderOptions {
   readonly instructions: string | undefined;
   readonly logger: Logger;
   readonly updates: ResourceUpdates;
-  /** `key` undefined: a random key, made when the first state is minted or checked. */
-  readonly requestState: { readonly key: string | Uint8Array | undefined; readonly ttlSeconds?: number };
+  /** `key` and `keys` undefined: a random key, made when the first state is minted or checked. */
+  readonly requestState: {
+    readonly key: string | Uint8Array | undefined;
+    readonly keys?: RequestStateKeys | undefined;
+    readonly ttlSeconds?: number;
+  };
   readonly maxRounds: number;
   /** Set when a tool declares `task`: serves them, and `tasks/*`. */
   readonly tasks: Tasks | undefined;
@@ -59,7 +62,7 @@ export class SdkServerBuilder {
   readonly #options: SdkServerBuilderOptions;
   readonly #registrations: Register[] = [];
   readonly #capabilities: ServerCapabilities;
-  #codec: RequestStateCodec<RoundState> | undefined;
+  #codec: StateCodec<RoundState, ServerContext> | undefined;
   readonly #verify: (state: string, ctx: ServerContext) => Promise<RoundState>;
   /** Tools declared `task: 'required'`: a call from a client without the tasks extension is refused. */
   readonly #requiredTaskTools = new Set<string>();
@@ -117,13 +120,13 @@ export class SdkServerBuilder {
    * Made on first use: the codec reads Web Crypto, whose first use costs a cold start ≈ 1.3 % (and the
    * random key with it), and a server whose clients never go through input-required never needs either.
    */
-  #stateCodec(): RequestStateCodec<RoundState> {
+  #stateCodec(): StateCodec<RoundState, ServerContext> {
     if (this.#codec === undefined) {
-      const { key, ttlSeconds } = this.#options.requestState;
-      this.#codec = createRequestStateCodec<RoundState>({
-        key: key ?? crypto.getRandomValues(new Uint8Array(32)),
-        ...(ttlSeconds !== undefined && { ttlSeconds }),
+      // Signs with the current key, verifies with the current or the previous one (see request-state-codec.ts).
+      this.#codec = rotatingRequestStateCodec<RoundState, ServerContext>({
+        ...this.#options.requestState,
         bind: (ctx) => `${ctx.mcpReq.method}\0${this.#principal(ctx.http?.authInfo)}`,
+        logger: this.#options.logger,
       });
     }
     return this.#codec;

@@ -11,6 +11,7 @@ import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecy
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
 import { streamReporter, taskStatusReporter } from './observe.js';
 import { setUpPlugin } from './plugins.js';
+import type { RequestStateKeys } from './request-state-codec.js';
 import { SdkServerBuilder, templateLister } from './sdk-servers.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import {
@@ -70,6 +71,13 @@ export interface RequestStateOptions {
    * it from configuration as a secret. Default: a random key per process, good for one process only.
    */
   readonly key?: string | Uint8Array;
+  /**
+   * Instead of `key`: where the replicas read their shared keys from, so that they rotate together
+   * (`@pier/redis`'s `redisRequestStateKeys`). New states are signed with the current key; a state
+   * verifies with the current or the previous one. Read on first use, at most 5 s old after that, and
+   * again whenever a state fails to verify, so a replica notices a rotation at once.
+   */
+  readonly keys?: RequestStateKeys;
   /** How long a client has to answer before the state expires. Default 600 s. */
   readonly ttlSeconds?: number;
   /** Input rounds one request may take. Default 8. */
@@ -290,6 +298,7 @@ class Server implements PierServer {
       requestState: {
         // Undefined: the builder makes a random key on first use (Web Crypto costs start-up time).
         key: requestState.key,
+        keys: requestState.keys,
         ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
       },
       maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
@@ -320,7 +329,11 @@ class Server implements PierServer {
     });
     if (reportStream !== undefined) this.reportStream = reportStream;
     this.createMcpServer = createMcpServer;
-    if (requestState.key === undefined && declarations.tools.length + declarations.prompts.length > 0) {
+    if (
+      requestState.key === undefined &&
+      requestState.keys === undefined &&
+      declarations.tools.length + declarations.prompts.length > 0
+    ) {
       this.logger.debug(
         'input-required state is signed with a random per-process key; replicas need requestState.key',
       );
@@ -635,7 +648,18 @@ function validateRequestState(value: unknown): void {
   if (typeof value !== 'object' || value === null) {
     throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
   }
-  const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
+  const { key, keys, ttlSeconds, maxRounds } = value as Record<string, unknown>;
+  if (keys !== undefined) {
+    if (key !== undefined) {
+      throw new PierError('OPTIONS_INVALID', `${where}: give key or keys, not both`);
+    }
+    if (typeof (keys as Partial<RequestStateKeys> | null)?.read !== 'function') {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.keys must be an object with a read() method (got ${describe(keys)})`,
+      );
+    }
+  }
   if (key !== undefined) {
     const bytes =
       typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;

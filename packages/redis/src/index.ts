@@ -13,6 +13,12 @@ export {
   redisHealthCheck,
 } from './health.js';
 export {
+  type RedisKeysClientLike,
+  type RedisRequestStateKeys,
+  type RedisRequestStateKeysOptions,
+  redisRequestStateKeys,
+} from './request-state-keys.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,
