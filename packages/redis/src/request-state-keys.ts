@@ -7,22 +7,16 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestStateKeySet, RequestStateKeys } from '@pier/core';
 import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { createRedisClient, untilReady } from './client.js';
 import { PierRedisError } from './errors.js';
 import { optionChecks } from './option-checks.js';
+import type { RedisTaskClientLike } from './task-store.js';
 
-/** What the key source calls on a Redis client; `createClient()` of `@redis/client` v6 satisfies it. */
-export interface RedisKeysClientLike {
-  /** `true` while connected and able to run commands. */
-  readonly isReady: boolean;
-  /** `true` once `connect()` was called and until `close()`/`destroy()`. */
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
+/** What the key source calls on a Redis client (the task store's, less pub/sub); node-redis v6 fits. */
+export type RedisKeysClientLike = Pick<
+  RedisTaskClientLike,
+  'isReady' | 'isOpen' | 'connect' | 'close' | 'destroy' | 'on' | 'eval'
+>;
 
 /** Options of {@link redisRequestStateKeys}. Give `url` or `client`. */
 export interface RedisRequestStateKeysOptions {
@@ -113,14 +107,11 @@ export function redisRequestStateKeys(options: RedisRequestStateKeysOptions): Re
   const run = async (what: string, script: string, args: string[]): Promise<unknown> => {
     if (closed) throw new PierRedisError('REDIS_KEYS_FAILED', `request-state keys: ${what} after close()`);
     const client = await opened;
-    for (let waited = 0; !client.isReady; waited += 25) {
-      if (waited >= settings.connectTimeoutMs || closed) {
-        throw new PierRedisError(
-          'REDIS_KEYS_FAILED',
-          `request-state keys: ${what} failed: not connected to Redis (waited ${settings.connectTimeoutMs} ms)`,
-        );
-      }
-      await new Promise((wake) => setTimeout(wake, 25).unref());
+    if (!(await untilReady(client, settings.connectTimeoutMs, () => closed))) {
+      throw new PierRedisError(
+        'REDIS_KEYS_FAILED',
+        `request-state keys: ${what} failed: not connected to Redis (waited ${settings.connectTimeoutMs} ms)`,
+      );
     }
     try {
       return await client.eval(script, { keys: names, arguments: args });
@@ -173,17 +164,8 @@ function resolve(options: RedisRequestStateKeysOptions): Resolved {
   }
   const issues: string[] = [];
   const { url, client } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  // Never quote the URL: it may carry a password.
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
-    issues.push('url must be a redis:// or rediss:// URL');
-  if (client !== undefined) {
-    for (const method of ['connect', 'eval', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function')
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-    }
-  }
   const check = optionChecks(issues);
+  check.urlOrClient(url, client, ['connect', 'eval', 'on']);
   const resolved: Resolved = {
     key: check.text('key', options.key, 'pier:request-state-key'),
     ttlSeconds: check.int('ttlSeconds', options.ttlSeconds, 600, 1),

@@ -6,22 +6,17 @@ import { readdir, readFile, rename } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, probe, removeLater, startHttpApp, tempDir } from './test-app.js';
-import { addNotes, rpc } from './test-tasks.js';
+import { addNotes, isFinal, rpc, type TaskAnswer, taskUntil } from './test-tasks.js';
 
 const TEST_TIMEOUT_MS = 60_000;
 afterEach(cleanUp);
 
-type Task = { status?: string; result?: { structuredContent?: { file: string } }; error?: unknown };
-
-/** Polls tasks/get until the task is final (bounded). */
-async function finalTask(url: string, taskId: string): Promise<Task> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const got = (await rpc(url, 'tasks/get', { taskId }, taskId)).result as Task | undefined;
-    if (got?.status !== 'working' && got?.status !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${got?.status} after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls tasks/get until the task ended (bounded: the test fails on a task left running). */
+async function finalTask(url: string, taskId: string): Promise<TaskAnswer> {
+  const task = await taskUntil(url, taskId, isFinal, 30_000);
+  if (task === undefined || !isFinal(task))
+    throw new Error(`task ${taskId} still ${task?.status} after 30 s`);
+  return task;
 }
 
 async function sdkClient(url: string): Promise<Client> {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppProcess } from './test-app.js';
 import { cleanUp, startHttpApp, tempDir } from './test-app.js';
 import { ensureInstalled, type RedisProcess, startRedis, stopChild } from './test-fleet.js';
-import { addNotes, rpc } from './test-tasks.js';
+import { addNotes, rpc, type TaskAnswer, taskUntil } from './test-tasks.js';
 
 const TEST_TIMEOUT_MS = 60_000;
 afterEach(cleanUp);
@@ -87,12 +87,6 @@ describe('export_notes tasks across two processes', () => {
   );
 });
 
-type TaskAnswer = {
-  status?: string;
-  statusMessage?: string;
-  result?: { structuredContent?: { file?: string } };
-};
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const archives = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith('.jsonl'));
 const partials = async (dir: string) =>
@@ -105,16 +99,6 @@ async function until(check: () => Promise<boolean>, ms = 20_000): Promise<boolea
     if (await check()) return true;
     if (Date.now() > deadline) return false;
     await sleep(20);
-  }
-}
-
-/** tasks/get through `url` until `accept` holds (bounded); resolves with the last answer. */
-async function taskUntil(url: string, taskId: string, accept: (task: TaskAnswer) => boolean, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const task = (await rpc(url, 'tasks/get', { taskId }, taskId)).result as TaskAnswer | undefined;
-    if ((task !== undefined && accept(task)) || Date.now() > deadline) return task;
-    await sleep(100);
   }
 }
 

@@ -54,3 +54,30 @@ export async function addNotes(url: string, count: number, parallel = 1): Promis
   await Promise.all(Array.from({ length: parallel }, worker));
   await client.close();
 }
+
+/** What the tests read of a `tasks/get` answer. */
+export interface TaskAnswer {
+  readonly taskId?: string;
+  readonly status?: string;
+  readonly statusMessage?: string;
+  readonly result?: { readonly structuredContent?: { readonly file?: string } };
+  readonly error?: unknown;
+}
+
+/** `tasks/get` through `url`, every 50 ms, until `accept` holds or `ms` passed; resolves with the last answer. */
+export async function taskUntil(
+  url: string,
+  taskId: string,
+  accept: (task: TaskAnswer) => boolean,
+  ms = 20_000,
+): Promise<TaskAnswer | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const task = (await rpc(url, 'tasks/get', { taskId }, taskId)).result as TaskAnswer | undefined;
+    if ((task !== undefined && accept(task)) || Date.now() > deadline) return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whether a task has ended (`completed`, `failed` or `cancelled`). */
+export const isFinal = (task: TaskAnswer) => ['completed', 'failed', 'cancelled'].includes(task.status ?? '');
