@@ -1,20 +1,11 @@
 // Everything a server serves, collected from its class (or plain declaration) and its plugins, checked for
-// clashes and prepared once (schemas converted, templates parsed). Building SDK servers from it is
-// sdk-servers.ts's job.
-import { ResourceTemplate, type ToolAnnotations } from '@modelcontextprotocol/server';
-import { clientError } from './client-errors.js';
-import type { HttpAuthenticator, HttpRoute, McpObserver, McpServerExtension } from './contract.js';
-import type {
-  CompleteVariable,
-  PromptDeclaration,
-  ResourceDeclaration,
-  ToolDeclaration,
-} from './declaration.js';
+// clashes and prepared once (schemas converted, templates parsed). The engine's catalog is built from it.
+import { type ServerCapabilities, type ToolAnnotations, UriTemplate } from '@modelcontextprotocol/server';
+import type { HttpAuthenticator, HttpRoute, McpObserver, MethodHandler } from './contract.js';
+import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import { type MiddlewareEntry, middlewareEntry } from './engine/middleware.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
-import type { Logger } from './logger.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
-import { maySee } from './scope-check.js';
-import type { UriKind } from './subscriptions.js';
 
 /** A tool, ready to register: its SDK config is built once and shared by every SDK server. */
 export interface PreparedTool {
@@ -28,11 +19,10 @@ export interface PreparedTool {
   };
 }
 
-/** A resource, ready to register; `template` is set for a `uriTemplate` resource. */
+/** A resource, ready to register. */
 export interface PreparedResource {
   readonly declaration: ResourceDeclaration;
   readonly metadata: Readonly<Record<string, unknown>>;
-  readonly template: ResourceTemplate | undefined;
   readonly subscribable: boolean;
 }
 
@@ -42,31 +32,26 @@ export interface PreparedPrompt {
   readonly argsSchema: PreparedSchema | undefined;
 }
 
-/** Builds a `uriTemplate` resource's `list` callback for the SDK (see sdk-servers.ts). */
-export type TemplateLister = (
-  resource: ResourceDeclaration & { readonly uriTemplate: string },
-) => ConstructorParameters<typeof ResourceTemplate>[1]['list'];
-
 /** Collects registrations and rejects clashes, with a message naming both owners. */
 export class Declarations {
   readonly tools: PreparedTool[] = [];
   readonly resources: PreparedResource[] = [];
   readonly prompts: PreparedPrompt[] = [];
-  readonly extensions: McpServerExtension[] = [];
+  /** Capabilities plugins add (an extension they serve). */
+  readonly capabilities: ServerCapabilities[] = [];
   readonly observers: McpObserver[] = [];
+  readonly middleware: MiddlewareEntry[] = [];
+  /** Methods plugins serve, by name. */
+  readonly methods = new Map<
+    string,
+    { readonly handler: MethodHandler; readonly eras: 'both' | 'modern' | 'legacy'; readonly source: string }
+  >();
   readonly #toolNames = new Map<string, string>();
   readonly #resourceNames = new Map<string, string>();
   readonly #resourceUris = new Map<string, string>();
   readonly #promptNames = new Map<string, string>();
   readonly #routes = new Map<string, { readonly route: HttpRoute; readonly source: string }>();
-  /** Fixed resource URIs, and whether each is subscribable. */
-  readonly #fixedUris = new Map<string, boolean>();
   #authenticator: { readonly authenticator: HttpAuthenticator; readonly source: string } | undefined;
-
-  constructor(
-    private readonly lister: TemplateLister,
-    private readonly logger: Logger,
-  ) {}
 
   /** Plugin routes in registration order. */
   get routes(): readonly HttpRoute[] {
@@ -110,21 +95,12 @@ export class Declarations {
     const subscribable = resource.subscribable === true;
     if (resource.uriTemplate === undefined) {
       claim(this.#resourceUris, 'resource URI', resource.uri, source);
-      this.#fixedUris.set(resource.uri, subscribable);
-      this.resources.push({ declaration: resource, metadata, template: undefined, subscribable });
+      this.resources.push({ declaration: resource, metadata, subscribable });
       return;
     }
     claim(this.#resourceUris, 'resource URI template', resource.uriTemplate, source);
-    let template: ResourceTemplate;
     try {
-      // Immutable once built, so one serves every SDK server.
-      template = new ResourceTemplate(resource.uriTemplate, {
-        list:
-          resource.list === undefined ? undefined : this.#scopedList(resource.scopes, this.lister(resource)),
-        ...(resource.complete !== undefined && {
-          complete: this.#completers({ name: resource.name, complete: resource.complete }),
-        }),
-      });
+      new UriTemplate(resource.uriTemplate);
     } catch (error) {
       fail(
         `resource "${resource.name}" of ${source}`,
@@ -133,39 +109,7 @@ export class Declarations {
         resource.uriTemplate,
       );
     }
-    this.resources.push({ declaration: resource, metadata, template, subscribable });
-  }
-
-  /** The template's completers, failing as a read fails: logged, a system failure hidden from the client. */
-  #completers(resource: {
-    readonly name: string;
-    readonly complete: Readonly<Record<string, CompleteVariable>>;
-  }): Record<string, CompleteVariable> {
-    const logger = this.logger.child(`resource:${resource.name}`);
-    const completers: Record<string, CompleteVariable> = {};
-    for (const [variable, complete] of Object.entries(resource.complete)) {
-      completers[variable] = async (value, context) => {
-        try {
-          return await complete(value, context);
-        } catch (error) {
-          logger.warn('completion failed', { variable, error: messageOf(error) });
-          throw clientError(error);
-        }
-      };
-    }
-    return completers;
-  }
-
-  /**
-   * A template's entries in `resources/list` are its data (a note's title): a caller who may not read the
-   * template gets none of them, and its `list` does not run. The rest of the list still answers.
-   */
-  #scopedList(
-    scopes: readonly string[] | undefined,
-    list: ReturnType<TemplateLister>,
-  ): ReturnType<TemplateLister> {
-    if (list === undefined || scopes === undefined || scopes.length === 0) return list;
-    return (mcp) => (maySee(this.authenticator, scopes, mcp?.http?.authInfo) ? list(mcp) : { resources: [] });
+    this.resources.push({ declaration: resource, metadata, subscribable });
   }
 
   addPrompt(prompt: PromptDeclaration, source: string): void {
@@ -202,19 +146,36 @@ export class Declarations {
     this.#routes.set(`${normalized.method} ${path}`, { route: normalized, source });
   }
 
-  addExtension(extension: unknown, source: string): void {
-    const where = `${source}: extendMcpServer`;
-    if (typeof extension !== 'object' || extension === null) {
-      fail(where, 'extension', 'an object { capabilities?, setup? }', extension, 'PLUGIN_INVALID');
+  addCapabilities(capabilities: unknown, source: string): void {
+    if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+      fail(`${source}: addCapabilities`, 'capabilities', 'an object', capabilities, 'PLUGIN_INVALID');
     }
-    const { capabilities, setup } = extension as Partial<McpServerExtension>;
-    if (capabilities !== undefined && (typeof capabilities !== 'object' || capabilities === null)) {
-      fail(where, 'capabilities', 'an object', capabilities, 'PLUGIN_INVALID');
+    this.capabilities.push(Object.freeze({ ...(capabilities as ServerCapabilities) }));
+  }
+
+  addMethod(method: unknown, handler: unknown, options: unknown, source: string): void {
+    const where = `${source}: addMethod`;
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.\-/]+$/.test(method)) {
+      fail(where, 'method', 'a method name such as io.example/things/list', method, 'PLUGIN_INVALID');
     }
-    if (setup !== undefined && typeof setup !== 'function') {
-      fail(where, 'setup', 'a function', setup, 'PLUGIN_INVALID');
+    if (typeof handler !== 'function') fail(where, 'handler', 'a function', handler, 'PLUGIN_INVALID');
+    const eras = (options as { eras?: unknown } | undefined)?.eras ?? 'both';
+    if (eras !== 'both' && eras !== 'modern' && eras !== 'legacy') {
+      fail(where, 'eras', "'both', 'modern' or 'legacy'", eras, 'PLUGIN_INVALID');
     }
-    this.extensions.push(Object.freeze({ ...(extension as McpServerExtension) }));
+    const taken = this.methods.get(method);
+    if (taken !== undefined) {
+      throw new PierError('PLUGIN_INVALID', `${source} serves ${method}, but ${taken.source} already does`);
+    }
+    this.methods.set(method, { handler: handler as MethodHandler, eras, source });
+  }
+
+  addMiddleware(match: unknown, middleware: unknown, source: string): void {
+    try {
+      this.middleware.push(middlewareEntry(match, middleware, source, `${source}: use`));
+    } catch (error) {
+      throw new PierError('PLUGIN_INVALID', messageOf(error));
+    }
   }
 
   addObserver(observer: unknown, source: string): void {
@@ -257,15 +218,6 @@ export class Declarations {
     }
     this.#authenticator = { authenticator: authenticator as HttpAuthenticator, source };
   }
-
-  /** What `uri` is among this server's resources (fixed URIs first, then templates in order). */
-  readonly uriKind = (uri: string): UriKind => {
-    const fixed = this.#fixedUris.get(uri);
-    if (fixed !== undefined) return fixed ? 'subscribable' : 'static';
-    const matched = this.resources.find(({ template }) => template?.uriTemplate.match(uri) != null);
-    if (matched === undefined) return 'unknown';
-    return matched.subscribable ? 'subscribable' : 'static';
-  };
 }
 
 function claim(names: Map<string, string>, kind: string, name: string, source: string): void {

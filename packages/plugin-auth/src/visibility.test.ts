@@ -128,8 +128,8 @@ describe("visibility: 'hide'", () => {
 
   it('negative control: by default (visibility all) a reader is shown every declaration, and challenged on use', async () => {
     const r = await rig('all');
-    // Every tool, fixed resource, template and prompt; the entries a template lists are its data, shown
-    // only to who may read them (see "completions and listed entries" below).
+    // Every tool, template and prompt is listed; what a template lists is user data, which only a caller
+    // who may read the template sees (whatever the visibility).
     const declared = { ...EVERYTHING, resources: ['notes://all'] };
     expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(declared);
     const reader = await clientToken(as, CLIENTS.reader, r.resource);

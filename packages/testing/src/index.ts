@@ -1,9 +1,10 @@
-export type { ConnectOptions, ProgressRecorder, TestClient } from './connect.js';
+export type { ProgressRecorder, TestClient } from './connect.js';
 export { connect } from './connect.js';
 export type { Era } from './eras.js';
 export { ERAS } from './eras.js';
 export type { TestingErrorCode } from './errors.js';
 export { TestingError } from './errors.js';
+export type { ConnectOptions } from './options.js';
 export type { ServerProcess, SpawnServerOptions } from './process.js';
 export { spawnServer } from './process.js';
 export { closeAll } from './registry.js';
