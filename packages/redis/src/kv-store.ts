@@ -4,8 +4,9 @@
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
 import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { createRedisClient, untilReady } from './client.js';
 import { PierRedisError } from './errors.js';
+import { optionChecks } from './option-checks.js';
 
 /**
  * What the store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
@@ -153,14 +154,11 @@ class StringKeyValueStore implements RedisKeyValueStore {
       throw new PierRedisError('REDIS_KV_STORE_FAILED', `key-value store: ${what} after close()`);
     const client = await this.#client;
     const { connectTimeoutMs } = this.#options;
-    for (let waited = 0; !client.isReady; waited += 25) {
-      if (waited >= connectTimeoutMs || this.#closed) {
-        throw new PierRedisError(
-          'REDIS_KV_STORE_FAILED',
-          `key-value store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
-        );
-      }
-      await sleep(25);
+    if (!(await untilReady(client, connectTimeoutMs, () => this.#closed))) {
+      throw new PierRedisError(
+        'REDIS_KV_STORE_FAILED',
+        `key-value store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
+      );
     }
     try {
       return await client.eval(script, { keys: [`${this.#options.prefix}${key}`], arguments: args });
@@ -216,16 +214,7 @@ function resolveOptions(options: RedisKeyValueStoreOptions): Resolved {
   }
   const issues: string[] = [];
   const { url, client, prefix } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  // Never quote the URL: it may carry a password.
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
-    issues.push('url must be a redis:// or rediss:// URL');
-  if (client !== undefined) {
-    for (const method of ['connect', 'eval', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function')
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-    }
-  }
+  optionChecks(issues).urlOrClient(url, client, ['connect', 'eval', 'on']);
   if (prefix !== undefined && (typeof prefix !== 'string' || prefix === ''))
     issues.push(`prefix must be a non-empty string (got ${describeValue(prefix)})`);
   const { connectTimeoutMs = 2_000 } = options;
