@@ -88,6 +88,7 @@ export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
 export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
+export type { RequestStateKeySet, RequestStateKeys } from './engine/modern/request-state-keys.js';
 export type { PierErrorCode, PierErrorOptions, RefusalOptions } from './errors.js';
 export {
   describeValue,

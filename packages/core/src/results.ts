@@ -5,8 +5,8 @@ import type {
   PromptMessage,
   ReadResourceResult,
 } from '@modelcontextprotocol/server';
+import { clientMessage } from './client-errors.js';
 import { base64 } from './engine/runtime.js';
-import { messageOf } from './errors.js';
 
 /** A tool's return value as a `CallToolResult`; see `ToolReturn` for the rules. */
 export function toToolResult(value: unknown): CallToolResult {
@@ -20,9 +20,12 @@ export function toToolResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) ?? String(value) }] };
 }
 
-/** A thrown error as a tool error result: the message only, never the stack. */
+/**
+ * A thrown error as a tool error result: the message only, never the stack, and `Internal error` for a
+ * failure of the system underneath (see client-errors.ts; the caller logs the detail).
+ */
 export function toolErrorResult(error: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
+  return { content: [{ type: 'text', text: clientMessage(error) }], isError: true };
 }
 
 /** A resource's return value as a `ReadResourceResult`. */

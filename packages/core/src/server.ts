@@ -15,6 +15,7 @@ import { defineSession } from './engine/methods/session.js';
 import { defineTools } from './engine/methods/tools.js';
 import { type Middleware, type MiddlewareMatch, middlewareEntry } from './engine/middleware.js';
 import { RequestStateCodec } from './engine/modern/request-state.js';
+import { type RequestStateKeys, RotatingRequestStateCodec } from './engine/modern/request-state-keys.js';
 import { Rounds } from './engine/rounds.js';
 import { describeValue, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
 import { DEFAULT_MAX_ROUNDS } from './input-required.js';
@@ -79,6 +80,13 @@ export interface RequestStateOptions {
    * it from configuration as a secret. Default: a random key per process, good for one process only.
    */
   readonly key?: string | Uint8Array;
+  /**
+   * Instead of `key`: where the replicas read their shared keys from, so that they rotate together
+   * (`@pier/redis`'s `redisRequestStateKeys`). New states are signed with the current key; a state
+   * verifies with the current or the previous one. Read on first use, at most 5 s old after that, and
+   * again whenever a state fails to verify, so a replica notices a rotation at once.
+   */
+  readonly keys?: RequestStateKeys;
   /** How long a client has to answer before the state expires. Default 600 s. */
   readonly ttlSeconds?: number;
   /** Input rounds one request may take. Default 8. */
@@ -337,8 +345,15 @@ class Server implements PierServer {
       capabilities,
       pageSize: options.pageSize,
     });
-    // Undefined key: the codec makes a random one on first use.
-    const codec = new RequestStateCodec({ key: requestState.key, ttlSeconds: requestState.ttlSeconds });
+    // Undefined key: the codec makes a random one on first use. A source of keys: they can rotate.
+    const codec =
+      requestState.keys === undefined
+        ? new RequestStateCodec({ key: requestState.key, ttlSeconds: requestState.ttlSeconds })
+        : new RotatingRequestStateCodec({
+            keys: requestState.keys,
+            ttlSeconds: requestState.ttlSeconds,
+            logger: this.logger,
+          });
     const rounds = new Rounds(codec, requestState.maxRounds ?? DEFAULT_MAX_ROUNDS);
     defineSession(this.engine);
     defineTools(this.engine, { rounds, notifier: this.#updates, tasks: this.#tasks });
@@ -375,7 +390,11 @@ class Server implements PierServer {
       ...(reportStream !== undefined && { reportStream }),
     });
     if (reportStream !== undefined) this.reportStream = reportStream;
-    if (requestState.key === undefined && declarations.tools.length + declarations.prompts.length > 0) {
+    if (
+      requestState.key === undefined &&
+      requestState.keys === undefined &&
+      declarations.tools.length + declarations.prompts.length > 0
+    ) {
       this.logger.debug(
         'input-required state is signed with a random per-process key; replicas need requestState.key',
       );
@@ -532,9 +551,11 @@ class Server implements PierServer {
       await this.#transport?.close({ reason, ...(drainDelayMs !== undefined && { drainDelayMs }) });
     } finally {
       // Even after a failed transport close: the application's resources still need releasing.
+      // Tasks first: the runs they stop save their final status through the task store, which a close
+      // hook may close. Bounded (TASK_CLOSE_SAVE_MS), and never throws.
+      await this.#tasks?.close();
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
-      this.#tasks?.close();
       this.engine.close();
       this.#updates.close();
       this.#lifecycle.advance('closed');
@@ -692,7 +713,18 @@ function validateRequestState(value: unknown): void {
   if (typeof value !== 'object' || value === null) {
     throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describeValue(value)})`);
   }
-  const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
+  const { key, keys, ttlSeconds, maxRounds } = value as Record<string, unknown>;
+  if (keys !== undefined) {
+    if (key !== undefined) {
+      throw new PierError('OPTIONS_INVALID', `${where}: give key or keys, not both`);
+    }
+    if (typeof (keys as Partial<RequestStateKeys> | null)?.read !== 'function') {
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}.keys must be an object with a read() method (got ${describeValue(keys)})`,
+      );
+    }
+  }
   if (key !== undefined) {
     const bytes =
       typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;

@@ -319,6 +319,106 @@ describe('tasks on a store shared by two servers (watch)', () => {
   });
 });
 
+/**
+ * The in-memory store behind a switch: while `down`, every call rejects as an unreachable shared store
+ * does (the outage is the only thing simulated here; @pier/redis and the example app test it with a
+ * real redis-server). `back()` ends the outage and tells watchers to re-read, as a reconnect does.
+ */
+class FlakyStore implements TaskStore {
+  readonly inner = new InMemoryTaskStore();
+  down = false;
+  readonly #listeners = new Set<(taskId: string | undefined) => void>();
+  #check() {
+    if (this.down) throw new Error('task store: not connected (waited 0 ms)');
+  }
+  async create(task: TaskRecord) {
+    this.#check();
+    return this.inner.create(task);
+  }
+  async get(taskId: string) {
+    this.#check();
+    return this.inner.get(taskId);
+  }
+  async update(task: TaskRecord, expectedVersion: number) {
+    this.#check();
+    return this.inner.update(task, expectedVersion);
+  }
+  async delete(taskId: string) {
+    this.#check();
+    return this.inner.delete(taskId);
+  }
+  watch(listener: (taskId: string | undefined) => void) {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  back() {
+    this.down = false;
+    for (const listener of this.#listeners) listener(undefined);
+  }
+}
+
+describe('a task store outage', () => {
+  /** A task tool whose run ends when the test says; its progress is reported while the store is down. */
+  function gatedServer(store: TaskStore) {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = createServer(
+      defineServer({
+        name: 'gated',
+        version: '1.0.0',
+        tools: [
+          defineTool({
+            name: 'export',
+            task: 'required',
+            handler: async (_args, ctx) => {
+              await ctx.reportProgress(1, { total: 2, message: 'half way' });
+              await gate;
+              // The store is down now: a status message it cannot take never fails the run.
+              await ctx.reportProgress(2, { total: 2, message: 'done' });
+              return 'exported';
+            },
+          }),
+        ],
+      }),
+      { ...quiet, tasks: { store, ttlMs: 60_000 } },
+    );
+    return { server, release: () => release() };
+  }
+
+  it('a run that ends during the outage is saved completed once the store is back, not left working', async () => {
+    const store = new FlakyStore();
+    const { server, release } = gatedServer(store);
+    const client = await connect(server, WITH_TASKS);
+    const created = await call(client, 'tools/call', { name: 'export', arguments: {} });
+    const taskId = created.taskId as string;
+    store.down = true;
+    release();
+    // The run ends and its final save fails; nothing is saved while the store is down.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await store.inner.get(taskId))?.status).toBe('working');
+    store.back();
+    expect(await settled(client, taskId)).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'exported' }] },
+    });
+    expect((await store.inner.get(taskId))?.statusMessage).toBeUndefined();
+  });
+
+  it('a running task is saved failed when the server closes (its run is gone with the process)', async () => {
+    const store = new RecordingStore();
+    const { server } = gatedServer(store);
+    const client = await connect(server, WITH_TASKS);
+    const created = await call(client, 'tools/call', { name: 'export', arguments: {} });
+    await server.close();
+    expect(store.tasks.get(created.taskId as string)).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: 'the server shut down before the task finished' },
+    });
+  });
+});
+
 describe('InMemoryTaskStore', () => {
   const record = (taskId: string, status: TaskRecord['status'], expiresAt: number): TaskRecord => ({
     taskId,

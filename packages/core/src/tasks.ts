@@ -12,6 +12,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
+import { clientMessage } from './client-errors.js';
 import type { ContextOverrides } from './context.js';
 import type { ObservedTaskStatus } from './contract.js';
 import type { Call } from './engine/call.js';
@@ -54,11 +55,20 @@ interface LocalRun {
   readonly invoke: InvokeTool;
   readonly capabilities: ClientCapabilities;
   readonly expiry: ReturnType<typeof setTimeout>;
+  /** When the task expires (ms since the epoch): saving its status is given up past it. */
+  readonly expiresAt: number;
+  /** The outcome of a run that ended, while its final status is being saved. */
+  ended?: Pick<TaskRecord, 'status' | 'result' | 'error'> | undefined;
   /** The task's version when its handler last parked it as `input_required`; unset while it runs. */
   parkedAt?: number | undefined;
 }
 
 const CAS_ATTEMPTS = 16;
+/** First wait before saving a status again after the store failed; doubled up to {@link RETRY_MAX_MS}. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+/** How long `close()` waits for the final statuses of the runs it stops to be saved. */
+export const TASK_CLOSE_SAVE_MS = 3_000;
 
 /** One server's tasks: the store, the runs this process owns, and the `tasks/*` methods. */
 export class Tasks {
@@ -70,6 +80,11 @@ export class Tasks {
   readonly #unwatch: (() => void) | undefined;
   /** Tells observers (`McpObserver.onTaskStatus`) of each status this process saves. */
   readonly #onStatus: ((change: ObservedTaskStatus) => void) | undefined;
+  /** Status saves waiting to try again: woken early when the store says it is back (a reconnect). */
+  readonly #retries = new Set<() => void>();
+  /** Status messages to save, one writer per task (see {@link Tasks.#saveStatusMessage}). */
+  readonly #messages = new Map<string, { next: string | undefined }>();
+  #closed = false;
 
   constructor(
     store: TaskStore,
@@ -82,7 +97,11 @@ export class Tasks {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#logger = logger;
     // A shared store tells of changes made through other processes: cancels and answers reach the run here.
-    this.#unwatch = store.watch?.((taskId) => void this.#recheck(taskId));
+    this.#unwatch = store.watch?.((taskId) => {
+      // `undefined`: the store reconnected, so saves that failed may succeed now.
+      if (taskId === undefined) this.#wakeRetries();
+      void this.#recheck(taskId);
+    });
     this.#onStatus = onStatus;
   }
 
@@ -164,6 +183,12 @@ export class Tasks {
     const onRequestAbort = () => controller.abort(requestSignal.reason);
     requestSignal.addEventListener('abort', onRequestAbort, { once: true });
     const handover = { taskId: undefined as string | undefined };
+    // A task the store cannot create is no task: its run is stopped, and the call fails.
+    const create = (fields: Pick<TaskRecord, 'status' | 'inputRequests' | 'answers'>) =>
+      this.#create(principal, fields).catch((error: unknown) => {
+        controller.abort(error);
+        throw error;
+      });
     const settled = settle(invoke(first, this.#overrides(controller.signal, handover)));
     const outcome = await Promise.race([
       settled,
@@ -177,7 +202,7 @@ export class Tasks {
       // A question the client cannot answer is the protocol's -32021 (see sdk-servers.ts), as on any call.
       if ('error' in outcome && outcome.error instanceof MissingClientCapabilityError) throw outcome.error;
       // Finished at once: still a task (the client of the extension gets one for a task tool), already final.
-      const task = await this.#create(principal, { status: 'working', answers: {} });
+      const task = await create({ status: 'working', answers: {} });
       this.#own(task, controller, invoke, capabilities);
       await this.#follow(task.taskId, first, settled, known);
       return created((await this.#store.get(task.taskId)) ?? task);
@@ -187,7 +212,7 @@ export class Tasks {
       const asks = [...first.pending.keys()];
       if (!asks.some((key) => first.taskAsks.has(key)))
         return nextRound(first, state, round.target, round.codec);
-      const task = await this.#create(principal, {
+      const task = await create({
         status: 'input_required',
         inputRequests: Object.fromEntries(first.pending),
         answers: { ...known, ...first.used },
@@ -196,17 +221,32 @@ export class Tasks {
       return created(task);
     }
     first.phase = 'task';
-    const task = await this.#create(principal, { status: 'working', answers: {} });
+    const task = await create({ status: 'working', answers: {} });
     handover.taskId = task.taskId;
     this.#own(task, controller, invoke, capabilities);
     void this.#follow(task.taskId, first, settled, known);
     return created(task);
   }
 
-  /** Stops every run this process owns (the server closes); their tasks keep their last status. */
-  close(): void {
+  /**
+   * Stops every run this process owns (the server closes): a run that has not finished is gone with the
+   * process, so its task is saved as `failed` ("the server shut down before the task finished") rather
+   * than left `working` until its TTL; waits up to {@link TASK_CLOSE_SAVE_MS} for those saves (and for
+   * final statuses still being retried), then gives up on them, logged.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const shutdown = { status: 'failed' as const, error: SHUTDOWN_ERROR };
+    const deadline = Date.now() + TASK_CLOSE_SAVE_MS;
+    // A run that ended keeps its outcome (its save may still be retrying); one still running fails.
+    const saves = [...this.#runs].map(([taskId, run]) =>
+      this.#finish(taskId, run.ended ?? shutdown, deadline),
+    );
+    for (const [taskId, run] of this.#runs) this.#forget(taskId, run, new Error(SHUTDOWN_ERROR.message));
+    await Promise.all(saves);
+    this.#closed = true;
     this.#unwatch?.();
-    for (const [taskId, run] of this.#runs) this.#forget(taskId, run);
+    this.#wakeRetries();
   }
 
   async #create(principal: string, fields: Pick<TaskRecord, 'status' | 'inputRequests' | 'answers'>) {
@@ -240,15 +280,15 @@ export class Tasks {
     // The run is forgotten with its task: nothing can resume a task after its TTL.
     const expiry = setTimeout(() => this.#forget(task.taskId, run), task.expiresAt - Date.now());
     (expiry as { unref?: () => void }).unref?.();
-    const run: LocalRun = { controller, invoke, capabilities, expiry };
+    const run: LocalRun = { controller, invoke, capabilities, expiry, expiresAt: task.expiresAt };
     this.#runs.set(task.taskId, run);
     return run;
   }
 
-  #forget(taskId: string, run: LocalRun): void {
+  #forget(taskId: string, run: LocalRun, reason: Error = new Error('the task ended')): void {
     clearTimeout(run.expiry);
     if (this.#runs.get(taskId) === run) this.#runs.delete(taskId);
-    run.controller.abort(new Error('the task ended'));
+    run.controller.abort(reason);
   }
 
   /** Waits for a run of the task's handler: its result finishes the task, its questions park it. */
@@ -261,17 +301,19 @@ export class Tasks {
     try {
       const outcome = await Promise.race([settled, round.stalled.then(() => undefined)]);
       if (outcome !== undefined && round.pending.size === 0) {
-        await this.#finish(
-          taskId,
+        if ('error' in outcome) this.#logger.warn('task failed', { taskId, error: messageOf(outcome.error) });
+        const ended: Pick<TaskRecord, 'status' | 'result' | 'error'> =
           'error' in outcome
             ? { status: 'failed', error: toTaskError(outcome.error) }
-            : { status: 'completed', result: outcome.value as Record<string, unknown> },
-        );
+            : { status: 'completed', result: outcome.value as Record<string, unknown> };
+        const run = this.#runs.get(taskId);
+        if (run !== undefined) run.ended = ended;
+        await this.#finish(taskId, ended);
         return;
       }
       round.abandon();
       const inputRequests = Object.fromEntries(round.pending);
-      const saved = await this.#mutate(taskId, (task) =>
+      const saved = await this.#saveUntilDone(taskId, 'input_required', (task) =>
         isFinal(task.status)
           ? undefined
           : { ...task, status: 'input_required', inputRequests, answers: { ...known, ...round.used } },
@@ -287,14 +329,106 @@ export class Tasks {
     }
   }
 
-  async #finish(taskId: string, outcome: Pick<TaskRecord, 'status' | 'result' | 'error'>): Promise<void> {
-    const saved = await this.#mutate(taskId, (task) => {
-      if (isFinal(task.status)) return undefined;
-      const { inputRequests: _i, answers: _a, statusMessage: _s, ...kept } = task;
-      return { ...kept, ...outcome };
-    });
+  /** Saves a run's final status, however long the store takes to come back (see #saveUntilDone). */
+  async #finish(
+    taskId: string,
+    outcome: Pick<TaskRecord, 'status' | 'result' | 'error'>,
+    deadline?: number,
+  ): Promise<void> {
+    const saved = await this.#saveUntilDone(
+      taskId,
+      outcome.status,
+      (task) => {
+        if (isFinal(task.status)) return undefined;
+        const { inputRequests: _i, answers: _a, statusMessage: _s, ...kept } = task;
+        return { ...kept, ...outcome };
+      },
+      deadline,
+    );
     const run = this.#runs.get(taskId);
     if (run !== undefined && saved !== undefined && isFinal(saved.status)) this.#forget(taskId, run);
+  }
+
+  /**
+   * A status only this process can save (its run ended, or parked on questions): when the store fails
+   * (Redis down), it is tried again — after 250 ms, doubling up to 5 s, and at once when the store says it
+   * reconnected — until it is saved, the task expires, `deadline` passes or the server closes. Without
+   * this, a run that ended during an outage left its task `working` until its TTL.
+   */
+  async #saveUntilDone(
+    taskId: string,
+    status: string,
+    change: (task: StoredTask) => TaskRecord | undefined,
+    deadline = this.#runs.get(taskId)?.expiresAt ?? 0,
+  ): Promise<StoredTask | undefined> {
+    let wait = RETRY_FIRST_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const saved = await this.#mutate(taskId, change);
+        if (attempt > 1) this.#logger.info('task status saved', { taskId, status, attempts: attempt });
+        return saved;
+      } catch (error) {
+        if (this.#closed || Date.now() + wait >= deadline) {
+          this.#logger.error('task status lost: the store did not take it in time', {
+            taskId,
+            status,
+            attempts: attempt,
+            error: messageOf(error),
+          });
+          return undefined;
+        }
+        if (attempt === 1) {
+          this.#logger.warn('task status not saved; retrying', { taskId, status, error: messageOf(error) });
+        }
+        await this.#pause(wait);
+        wait = Math.min(wait * 2, RETRY_MAX_MS);
+      }
+    }
+  }
+
+  /** Waits `ms`, or less if the store reconnects or the server closes. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#retries.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#retries.add(wake);
+    });
+  }
+
+  #wakeRetries(): void {
+    for (const wake of [...this.#retries]) wake();
+  }
+
+  /**
+   * A task's status message, saved in the background: the handler is never slowed or failed by it. One
+   * save at a time per task, the latest message wins; one the store refuses (an outage) is skipped and
+   * logged, and the next progress (or the final status) says more.
+   */
+  #saveStatusMessage(taskId: string, statusMessage: string): void {
+    const pending = this.#messages.get(taskId);
+    if (pending !== undefined) {
+      pending.next = statusMessage;
+      return;
+    }
+    const writer: { next: string | undefined } = { next: statusMessage };
+    this.#messages.set(taskId, writer);
+    void (async () => {
+      for (let message = writer.next; message !== undefined; message = writer.next) {
+        writer.next = undefined;
+        try {
+          await this.#mutate(taskId, (task) =>
+            isFinal(task.status) ? undefined : { ...task, statusMessage: message },
+          );
+        } catch (error) {
+          this.#logger.warn('task status message not saved', { taskId, error: messageOf(error) });
+        }
+      }
+      this.#messages.delete(taskId);
+    })();
   }
 
   /** `tasks/update`: merges the answers to pending questions; once none is left, runs the handler again. */
@@ -412,7 +546,7 @@ export class Tasks {
         if (taskId === undefined) return;
         const statusMessage =
           options?.message ?? (options?.total === undefined ? `${progress}` : `${progress}/${options.total}`);
-        await this.#mutate(taskId, (task) => (isFinal(task.status) ? undefined : { ...task, statusMessage }));
+        this.#saveStatusMessage(taskId, statusMessage);
       },
       // A task's listen stream must not carry log messages or progress (SEP-2663); the logger still works.
       sendLog: async () => undefined,
@@ -420,6 +554,12 @@ export class Tasks {
     };
   }
 }
+
+/** The error of a task whose run the server stopped when it closed. */
+const SHUTDOWN_ERROR: TaskError = {
+  code: ProtocolErrorCode.InternalError,
+  message: 'the server shut down before the task finished',
+};
 
 /** A `CreateTaskResult`: the task's fields, flat, with `resultType: 'task'`. */
 function created(task: StoredTask): Record<string, unknown> {
@@ -449,7 +589,7 @@ function publicFields(task: StoredTask): Record<string, unknown> {
   };
 }
 
-/** A thrown error as the JSON-RPC error a failed task carries. */
+/** A thrown error as the JSON-RPC error a failed task carries (a system failure as `Internal error`). */
 function toTaskError(error: unknown): TaskError {
   if (error instanceof ProtocolError) {
     return {
@@ -458,7 +598,7 @@ function toTaskError(error: unknown): TaskError {
       ...(error.data !== undefined && { data: error.data }),
     };
   }
-  return { code: ProtocolErrorCode.InternalError, message: messageOf(error) };
+  return { code: ProtocolErrorCode.InternalError, message: clientMessage(error) };
 }
 
 type Settled<T> = { readonly value: T } | { readonly error: unknown };

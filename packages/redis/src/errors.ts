@@ -14,6 +14,7 @@ import { PierError, type PierErrorOptions } from '@pier/core';
  * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
  * | `REDIS_TASK_STORE_FAILED` | a task store command failed (Redis unreachable, a duplicate task id, a record not JSON): thrown by the store's methods; a lost change channel goes to `onerror` |
  * | `REDIS_KV_STORE_FAILED` | a key-value store command failed (Redis unreachable, a bad key, value or TTL): thrown by the store's methods |
+ * | `REDIS_KEYS_FAILED` | the request-state keys could not be read or rotated (Redis unreachable, a key not a string): thrown by `read()`/`rotate()`; core then goes on with the keys it read last |
  */
 export type PierRedisErrorCode =
   | 'REDIS_OPTIONS_INVALID'
@@ -24,7 +25,8 @@ export type PierRedisErrorCode =
   | 'REDIS_EVENTS_LOST'
   | 'REDIS_SESSIONS_FAILED'
   | 'REDIS_TASK_STORE_FAILED'
-  | 'REDIS_KV_STORE_FAILED';
+  | 'REDIS_KV_STORE_FAILED'
+  | 'REDIS_KEYS_FAILED';
 
 /**
  * The one error class of `@pier/redis` (a `PierError`). Options errors are thrown, with `issues` listing

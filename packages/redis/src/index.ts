@@ -19,6 +19,12 @@ export {
   redisKeyValueStore,
 } from './kv-store.js';
 export {
+  type RedisKeysClientLike,
+  type RedisRequestStateKeys,
+  type RedisRequestStateKeysOptions,
+  redisRequestStateKeys,
+} from './request-state-keys.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,

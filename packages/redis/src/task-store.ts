@@ -5,7 +5,7 @@
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
 import { describeValue } from '@pier/core';
 import { messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { createRedisClient, untilReady } from './client.js';
 import { PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -220,14 +220,11 @@ class HashTaskStore implements RedisTaskStore {
       throw new PierRedisError('REDIS_TASK_STORE_FAILED', `task store: ${what} after close()`);
     const client = await this.#client;
     const { connectTimeoutMs } = this.#options;
-    for (let waited = 0; !client.isReady; waited += 25) {
-      if (waited >= connectTimeoutMs || this.#closed) {
-        throw new PierRedisError(
-          'REDIS_TASK_STORE_FAILED',
-          `task store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
-        );
-      }
-      await sleep(25);
+    if (!(await untilReady(client, connectTimeoutMs, () => this.#closed))) {
+      throw new PierRedisError(
+        'REDIS_TASK_STORE_FAILED',
+        `task store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
+      );
     }
     try {
       return await client.eval(script, { keys, arguments: args });

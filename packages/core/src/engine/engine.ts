@@ -8,6 +8,7 @@ import {
   ProtocolError,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
+import { clientMessage } from '../client-errors.js';
 import type {
   HttpAuthenticator,
   McpObserver,
@@ -491,11 +492,6 @@ export class Engine {
 function runOf(definition: MethodDefinition): (call: Call) => Promise<JsonObject> {
   const run = definition.run;
   return async (call) => run(call);
-}
-
-/** The message a client is told for an error it was not meant to see in detail. */
-export function clientMessage(error: unknown): string {
-  return messageOf(error);
 }
 
 function isProtocolError(error: unknown): error is ProtocolError {

@@ -17,12 +17,15 @@ import {
 import type { Call } from './call.js';
 import { InvalidStateError, type RequestStateCodec } from './modern/request-state.js';
 
+/** What signs states: one key (`RequestStateCodec`), or keys that rotate (`RotatingRequestStateCodec`). */
+export type StateCodec = Pick<RequestStateCodec, 'mint' | 'verify'>;
+
 /** How input rounds are signed and bounded. */
 export class Rounds {
-  readonly #codec: RequestStateCodec;
+  readonly #codec: StateCodec;
   readonly maxRounds: number;
 
-  constructor(codec: RequestStateCodec, maxRounds: number) {
+  constructor(codec: StateCodec, maxRounds: number) {
     this.#codec = codec;
     this.maxRounds = maxRounds;
   }
