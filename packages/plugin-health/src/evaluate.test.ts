@@ -44,7 +44,11 @@ describe('readResult', () => {
     ['null', null, 'invalid result: expected an object with a "status", got null'],
     ['a bare string', 'healthy', 'invalid result: expected an object with a "status", got "healthy"'],
     ['a number', 200, 'invalid result: expected an object with a "status", got 200'],
-    ['an array', [{ status: 'healthy' }], 'invalid result: expected an object with a "status", got an array of 1'],
+    [
+      'an array',
+      [{ status: 'healthy' }],
+      'invalid result: expected an object with a "status", got an array of 1',
+    ],
     [
       'an unknown status',
       { status: 'ok' },

@@ -133,7 +133,7 @@ describe('redisRequestStateKeys', () => {
     expect(error).toMatchObject({ code: 'REDIS_KEYS_FAILED' });
     expect(String(error)).not.toContain('s3cret');
     expect(() => redisRequestStateKeys({ url: 'http://x', ttlSeconds: 0 } as never)).toThrow(
-      /url must be a redis:\/\/[^]*ttlSeconds must be an integer ≥ 1/,
+      /url must be a redis:\/\/[\s\S]*ttlSeconds must be an integer ≥ 1/,
     );
   });
 });
