@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HealthCheckDefinition, normalizeOptions } from './definitions.js';
-import { describeFailure, type Evaluation, HealthEvaluator, readResult } from './evaluate.js';
+import { describeFailure, type HealthEvaluation, HealthEvaluator, readResult } from './evaluate.js';
 import { gate } from './test-http.js';
 
 afterEach(() => {
@@ -9,7 +9,11 @@ afterEach(() => {
 
 function evaluator(
   checks: HealthCheckDefinition[],
-  options: { cacheTtlMs?: number; now?: () => number; onEvaluation?: (evaluation: Evaluation) => void } = {},
+  options: {
+    cacheTtlMs?: number;
+    now?: () => number;
+    onEvaluation?: (evaluation: HealthEvaluation) => void;
+  } = {},
 ): HealthEvaluator {
   const { checks: normalized } = normalizeOptions({ checks });
   return new HealthEvaluator(normalized, { cacheTtlMs: 0, ...options });
@@ -243,7 +247,7 @@ describe('HealthEvaluator', () => {
   });
 
   it('reports each run once, however many callers shared it', async () => {
-    const seen: Evaluation[] = [];
+    const seen: HealthEvaluation[] = [];
     const run = evaluator([{ name: 'db', critical: true, check: async () => ({ status: 'healthy' }) }], {
       onEvaluation: (evaluation) => seen.push(evaluation),
     });
