@@ -60,6 +60,7 @@ export default defineConfig({
           text: 'Guides',
           items: [
             { text: 'Authorization', link: '/guides/auth' },
+            { text: 'MCP Apps', link: '/guides/apps' },
             { text: 'Scale-out', link: '/guides/scale-out' },
             { text: 'Observability', link: '/guides/observability' },
             { text: 'Testing', link: '/guides/testing' },
@@ -81,6 +82,7 @@ export default defineConfig({
             { text: '@pier/config', link: '/packages/config' },
             { text: '@pier/plugin-health', link: '/packages/plugin-health' },
             { text: '@pier/plugin-auth', link: '/packages/plugin-auth' },
+            { text: '@pier/oauth-proxy', link: '/packages/oauth-proxy' },
             { text: '@pier/redis', link: '/packages/redis' },
             { text: '@pier/plugin-otel', link: '/packages/plugin-otel' },
             { text: '@pier/testing', link: '/packages/testing' },
