@@ -31,7 +31,14 @@ class NotesServer {
 
 // In an application, opened from the configuration: await openDatabase(config.databaseUrl).
 const db: Database = { ping: async () => {}, count: async () => 2 };
-const dbCheck = { name: 'db', critical: true, check: async () => (await db.ping(), { status: 'healthy' as const }) };
+const dbCheck = {
+  name: 'db',
+  critical: true,
+  check: async () => {
+    await db.ping();
+    return { status: 'healthy' as const };
+  },
+};
 
 const server = createServer(NotesServer, db, {
   plugins: [healthPlugin({ checks: [dbCheck] })],

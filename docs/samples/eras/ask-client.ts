@@ -11,7 +11,12 @@ const server = createServer(
     name: 'notes',
     version: '1.0.0',
     resources: [
-      defineResource({ name: 'notes', uri: 'notes://all', subscribable: true, handler: () => notes.join('\n') }),
+      defineResource({
+        name: 'notes',
+        uri: 'notes://all',
+        subscribable: true,
+        handler: () => notes.join('\n'),
+      }),
     ],
     tools: [
       defineTool({
@@ -53,7 +58,10 @@ const test = await connect(server, {
   onSample: (params) => ({
     model: 'demo-model',
     role: 'assistant',
-    content: { type: 'text', text: `(${params.messages.length} message, ${params.maxTokens} tokens at most)` },
+    content: {
+      type: 'text',
+      text: `(${params.messages.length} message, ${params.maxTokens} tokens at most)`,
+    },
   }),
 });
 await test.client.subscribeResource({ uri: 'notes://all' });

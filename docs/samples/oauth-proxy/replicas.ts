@@ -5,7 +5,10 @@ import { github, oauthProxy } from '@pier/oauth-proxy';
 import { redisKeyValueStore } from '@pier/redis';
 import { httpTransport } from '@pier/transport-http';
 
-const store = redisKeyValueStore({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'notes:oauth:' });
+const store = redisKeyValueStore({
+  url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  prefix: 'notes:oauth:',
+});
 const proxy = oauthProxy({
   resource: 'https://notes.example.com/mcp',
   upstream: github({

@@ -7,11 +7,14 @@ const app = new App({ name: 'To-dos', version: '1.0.0' });
 const list = document.querySelector('ul');
 const form = document.querySelector('form');
 const input = document.querySelector('input');
-if (list === null || form === null || input === null) throw new Error('view.html is missing its list or form');
+if (list === null || form === null || input === null)
+  throw new Error('view.html is missing its list or form');
 
 function show(result: { structuredContent?: unknown }) {
   const { todos } = result.structuredContent as { todos: string[] };
-  list?.replaceChildren(...todos.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+  list?.replaceChildren(
+    ...todos.map((text) => Object.assign(document.createElement('li'), { textContent: text })),
+  );
 }
 
 app.addEventListener('toolresult', show); // the result of the model's call
