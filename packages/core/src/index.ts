@@ -111,7 +111,6 @@ export type {
   PierServer,
   RequestStateOptions,
   StreamableHttpListenOptions,
-  TransportListenOptions,
 } from './server.js';
 export { createServer } from './server.js';
 export type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';

@@ -142,6 +142,24 @@ describe('listen over stdio', () => {
     await expect(listenAndConnect(server)).resolves.toBeDefined();
   });
 
+  it('takes a transport object itself, not inside { transport }, and says how to pass it', async () => {
+    const server = serverWith();
+    let started = false;
+    const transport = {
+      name: 'custom',
+      start: async () => {
+        started = true;
+        throw new Error('not reached');
+      },
+    };
+    const error = await server.listen({ transport } as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'UNKNOWN_TRANSPORT',
+      message: expect.stringContaining('listen(httpTransport({ port }))'),
+    });
+    expect(started).toBe(false);
+  });
+
   it('refuses to listen once closed', async () => {
     const server = serverWith();
     await server.close();

@@ -58,16 +58,11 @@ export interface StreamableHttpListenOptions {
   readonly [option: string]: unknown;
 }
 
-/** `listen({ transport })` with a transport object, such as `httpTransport(options)`. */
-export interface TransportListenOptions {
-  readonly transport: PierTransport;
-}
-
 /**
- * Options of `listen()`: nothing (or `transport: 'stdio'`) for stdio, a transport object
- * (`httpTransport(options)`), or the `'streamable-http'` shortcut.
+ * Options of `listen()`: nothing (or `transport: 'stdio'`) for stdio, or the `'streamable-http'` shortcut.
+ * The other shape of `listen()` is a transport object itself: `listen(httpTransport(options))`.
  */
-export type ListenOptions = StdioListenOptions | StreamableHttpListenOptions | TransportListenOptions;
+export type ListenOptions = StdioListenOptions | StreamableHttpListenOptions;
 
 /** The transports `listen()` knows by name. */
 const TRANSPORT_NAMES = ['stdio', 'streamable-http'] as const;
@@ -165,8 +160,9 @@ export interface PierServer extends TransportHost {
   /** Where the server listens, once `listen()` resolved. */
   readonly address: ListenResult | undefined;
   /**
-   * Serves stdio (default), a transport object (`listen(httpTransport({ port }))` or
-   * `listen({ transport: httpTransport(…) })`), or the `'streamable-http'` shortcut. Rejects with a
+   * Two shapes: options naming a transport (`listen()` or `listen({ transport: 'stdio' })` for stdio,
+   * `listen({ transport: 'streamable-http', port })` for HTTP), or a transport object
+   * (`listen(httpTransport({ port }))`). Rejects with a
    * {@link PierError} on misuse.
    */
   listen(options?: ListenOptions | PierTransport): Promise<ListenResult>;
@@ -458,12 +454,20 @@ class Server implements PierServer {
         `listen: options must be an object (got ${describeValue(options)})`,
       );
     }
-    const transport = isTransport(options) ? options : (options.transport ?? 'stdio');
-    if (!isTransport(transport) && !(TRANSPORT_NAMES as readonly unknown[]).includes(transport)) {
-      throw new PierError(
-        'UNKNOWN_TRANSPORT',
-        `listen: unknown transport ${describeValue(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}`,
-      );
+    if (!isTransport(options)) {
+      const transport = options.transport ?? 'stdio';
+      if (isTransport(transport)) {
+        throw new PierError(
+          'UNKNOWN_TRANSPORT',
+          'listen: pass a transport object itself, as in listen(httpTransport({ port })), not inside { transport }',
+        );
+      }
+      if (!(TRANSPORT_NAMES as readonly unknown[]).includes(transport)) {
+        throw new PierError(
+          'UNKNOWN_TRANSPORT',
+          `listen: unknown transport ${describeValue(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}`,
+        );
+      }
     }
     if (this.#closing) {
       throw new PierError('SERVER_CLOSED', `listen: server "${this.info.name}" is closed; create a new one`);
@@ -475,7 +479,7 @@ class Server implements PierServer {
         `listen: server "${this.info.name}" is already listening${where}`,
       );
     }
-    this.#listening = this.#start(isTransport(options) ? { transport: options } : options);
+    this.#listening = this.#start(options);
     try {
       return await this.#listening;
     } catch (error) {
@@ -503,7 +507,7 @@ class Server implements PierServer {
     return this.#closing;
   }
 
-  async #start(options: ListenOptions): Promise<ListenResult> {
+  async #start(options: ListenOptions | PierTransport): Promise<ListenResult> {
     await this.#skills?.load();
     if (this.#handleSignals) {
       this.#unwatchSignals = watchSignals({
@@ -512,10 +516,9 @@ class Server implements PierServer {
       });
     }
     let running: RunningTransport;
-    const { transport } = options;
-    if (isTransport(transport)) {
-      running = await transport.start(this.#host);
-    } else if (transport === 'streamable-http') {
+    if (isTransport(options)) {
+      running = await options.start(this.#host);
+    } else if (options.transport === 'streamable-http') {
       const { transport: _, ...httpOptions } = options as StreamableHttpListenOptions;
       // Loaded here, like stdio below: a stdio server never loads this module.
       const { loadHttpTransport } = await import('./transport-loader.js');
