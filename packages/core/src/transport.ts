@@ -34,11 +34,6 @@ export type { ConnectionOptions, MessageSink } from './engine/connection.js';
 export type { Answer } from './engine/engine.js';
 export type { Message, RequestId, ResponseMessage, RpcErrorBody } from './engine/wire.js';
 export { ErrorCode, echoId, LEGACY_VERSIONS, MODERN_VERSION } from './engine/wire.js';
-// Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
-// the message of anything thrown.
-export { describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
-export type { LifecycleListener, LifecycleState } from './lifecycle.js';
-export { Lifecycle } from './lifecycle.js';
 export type { Logger } from './logger.js';
 export type { ServedTransport, ServeTransportOptions } from './serve-transport.js';
 export { serveTransport } from './serve-transport.js';
