@@ -2,10 +2,10 @@
 // `tools/list` entry and its `Mcp-Param-*` declarations; each prompt with its arguments; each resource and
 // template with its matcher. Nothing here is built again per request.
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaration.js';
-import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declarations.js';
-import { listedMeta } from '../meta.js';
-import type { PreparedSchema } from '../schema.js';
+import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declaring/gather.js';
+import { listedMeta } from '../declaring/meta.js';
+import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaring/model.js';
+import type { PreparedSchema } from '../declaring/schema.js';
 import { type HeaderParam, scanHeaderParams } from './param-headers.js';
 import { isPlainObject, type JsonObject } from './wire.js';
 

@@ -1,8 +1,8 @@
 // `subscriptions/listen` (2026-07-28): a request whose answer is a stream of the change notifications it
 // asked for, acknowledged first, until the client leaves (or, on stdio, cancels it) or the server closes.
 import { ProtocolError, ProtocolErrorCode, type ServerCapabilities } from '@modelcontextprotocol/server';
-import type { ResourceUpdates } from '../../subscriptions.js';
-import type { BusEvent } from '../../transport-contract.js';
+import type { ResourceUpdates } from '../../server/subscriptions.js';
+import type { BusEvent } from '../../transports/host.js';
 import type { Engine } from '../engine.js';
 import { isPlainObject, type JsonObject, Meta, notificationMessage } from '../wire.js';
 

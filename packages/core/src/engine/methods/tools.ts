@@ -2,18 +2,18 @@
 // the handler runs with a context built on demand, and what it returns becomes a `CallToolResult`; a tool
 // declared `task` runs as a task for clients of the tasks extension.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ContextOverrides, ResourceNotifier } from '../../context.js';
+import { HandlerContext } from '../../context/handler-context.js';
+import { type InputRound, isProtocolAnswer } from '../../context/input-required.js';
+import type { ContextOverrides, ResourceNotifier } from '../../context/types.js';
 import { RequestRefusedError } from '../../errors.js';
-import { type InputRound, isProtocolAnswer } from '../../input-required.js';
+import { Tasks } from '../../extensions/tasks.js';
 import type { Logger } from '../../logger.js';
-import { toolErrorResult, toToolResult } from '../../results.js';
-import { Tasks } from '../../tasks.js';
 import type { Call } from '../call.js';
 import type { ToolEntry } from '../catalog.js';
 import type { Engine } from '../engine.js';
-import { HandlerContext } from '../handler-context.js';
 import type { Target } from '../middleware.js';
 import { paramHeaderRefusal } from '../param-headers.js';
+import { toolErrorResult, toToolResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
 import { isPlainObject, type JsonObject } from '../wire.js';
 import { formatIssues, listPage } from './lists.js';
