@@ -12,6 +12,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { nextTurn, sha256 } from '../engine/runtime.js';
+import { isJsonObject } from '../engine/wire.js';
 import { MissingClientCapabilityError } from '../errors.js';
 
 /** What a round reads of the request it serves. */
@@ -339,12 +340,12 @@ export function isProtocolAnswer(error: unknown): boolean {
 
 /** Whether `value` is a valid elicitation answer to `request` (content checked against its schema). */
 export function isElicitAnswer(value: unknown, requestedSchema: unknown): boolean {
-  if (!isRecord(value)) return false;
+  if (!isJsonObject(value)) return false;
   const { action, content } = value;
   if (action === 'decline' || action === 'cancel') return true;
   if (action !== 'accept') return false;
-  if (requestedSchema === undefined) return content === undefined || isRecord(content);
-  if (!isRecord(content)) return false;
+  if (requestedSchema === undefined) return content === undefined || isJsonObject(content);
+  if (!isJsonObject(content)) return false;
   const result = schemaOf(requestedSchema)['~standard'].validate(content);
   return !(result instanceof Promise) && result.issues === undefined;
 }
@@ -352,16 +353,19 @@ export function isElicitAnswer(value: unknown, requestedSchema: unknown): boolea
 /** Whether `value` is a sampling answer (`role`, `content`, `model`). */
 export function isSamplingAnswer(value: unknown): boolean {
   return (
-    isRecord(value) && typeof value.role === 'string' && typeof value.model === 'string' && 'content' in value
+    isJsonObject(value) &&
+    typeof value.role === 'string' &&
+    typeof value.model === 'string' &&
+    'content' in value
   );
 }
 
 /** Whether `value` is a `roots/list` answer. */
 export function isRootsAnswer(value: unknown): boolean {
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     Array.isArray(value.roots) &&
-    value.roots.every((root) => isRecord(root) && typeof root.uri === 'string')
+    value.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string')
   );
 }
 
@@ -378,23 +382,19 @@ function schemaOf(schema: unknown): ReturnType<typeof fromJsonSchema> {
 
 function isRoundState(value: unknown, target: string): value is RoundState {
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     value.v === 1 &&
     value.t === target &&
-    isRecord(value.a) &&
+    isJsonObject(value.a) &&
     typeof value.r === 'number' &&
     Number.isInteger(value.r) &&
     value.r >= 0
   );
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const keys = Object.keys(value).sort();
     return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
   }

@@ -1,5 +1,7 @@
 // `_meta` and `icons`, as a declaration carries them: checked once, where they are declared, against the
 // specification's rules (basic/index §`_meta` and §`icons`), with a message naming the declaration and the key.
+
+import { isPlainObject } from '../engine/wire.js';
 import { fail } from '../errors.js';
 
 /** `_meta` of a declaration: keys of an optional reverse-DNS prefix and a name, JSON values. */
@@ -130,12 +132,6 @@ export function listedMeta(declaration: { readonly icons?: readonly Icon[]; read
     ...(declaration.icons !== undefined && { icons: declaration.icons }),
     ...(declaration._meta !== undefined && { _meta: declaration._meta }),
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** The first place in `value` that is not JSON (a function, `undefined`, a class instance, a non-finite number). */

@@ -7,6 +7,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { clientMessage } from './client-errors.js';
 import { base64 } from './runtime.js';
+import { isPlainObject } from './wire.js';
 
 /** A tool's return value as a `CallToolResult`; see `ToolReturn` for the rules. */
 export function toToolResult(value: unknown): CallToolResult {
@@ -65,10 +66,4 @@ export function toPromptResult(value: unknown, description: string | undefined):
 
 function isCallToolResult(value: unknown): value is CallToolResult {
   return isPlainObject(value) && Array.isArray(value.content);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }

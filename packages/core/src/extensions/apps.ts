@@ -3,6 +3,7 @@
 // again at `createServer` (a link to a view nobody declared), and advertised only when a server has a view.
 import type { ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Meta } from '../declaring/meta.js';
+import { isJsonObject } from '../engine/wire.js';
 import { fail } from '../errors.js';
 
 /** The extension's identifier, the key of `capabilities.extensions`. */
@@ -78,7 +79,7 @@ export function toolAppMeta(meta: Meta | undefined, where: string): Meta | undef
     fail(where, `_meta["${LEGACY_RESOURCE_URI_KEY}"]`, 'a ui:// URI', legacy);
   }
   if (ui === undefined) return Object.freeze({ ...meta, ui: { resourceUri: legacy } });
-  if (!isRecord(ui)) fail(where, '_meta.ui', 'an object { resourceUri?, visibility? }', ui);
+  if (!isJsonObject(ui)) fail(where, '_meta.ui', 'an object { resourceUri?, visibility? }', ui);
   const { resourceUri, visibility } = ui;
   if (resourceUri !== undefined && !isUiUri(resourceUri)) {
     fail(where, '_meta.ui.resourceUri', 'a ui:// URI such as ui://notes/board', resourceUri);
@@ -168,10 +169,11 @@ export function appsCapability(declarations: {
 }
 
 function checkResourceUi(ui: unknown, where: string): void {
-  if (!isRecord(ui)) fail(where, '_meta.ui', 'an object { csp?, permissions?, domain?, prefersBorder? }', ui);
+  if (!isJsonObject(ui))
+    fail(where, '_meta.ui', 'an object { csp?, permissions?, domain?, prefersBorder? }', ui);
   const { csp, permissions, domain, prefersBorder } = ui;
   if (csp !== undefined) {
-    if (!isRecord(csp)) fail(where, '_meta.ui.csp', `an object of ${CSP_FIELDS.join(', ')}`, csp);
+    if (!isJsonObject(csp)) fail(where, '_meta.ui.csp', `an object of ${CSP_FIELDS.join(', ')}`, csp);
     for (const [field, origins] of Object.entries(csp)) {
       if (!(CSP_FIELDS as readonly string[]).includes(field)) {
         fail(where, `_meta.ui.csp.${field}`, `one of ${CSP_FIELDS.join(', ')}`, field);
@@ -185,10 +187,10 @@ function checkResourceUi(ui: unknown, where: string): void {
     }
   }
   if (permissions !== undefined) {
-    if (!isRecord(permissions))
+    if (!isJsonObject(permissions))
       fail(where, '_meta.ui.permissions', `an object of ${PERMISSIONS.join(', ')}`, permissions);
     for (const [field, value] of Object.entries(permissions)) {
-      if (!PERMISSIONS.includes(field) || !isRecord(value)) {
+      if (!PERMISSIONS.includes(field) || !isJsonObject(value)) {
         fail(where, `_meta.ui.permissions.${field}`, `one of ${PERMISSIONS.join(', ')}, set to {}`, value);
       }
     }
@@ -203,8 +205,4 @@ function checkResourceUi(ui: unknown, where: string): void {
 
 function isUiUri(value: unknown): value is string {
   return typeof value === 'string' && /^ui:\/\/[^\s]+$/i.test(value) && URL.canParse(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 import { classifyEra } from '../engine/classify.js';
 import type { Connection } from '../engine/connection.js';
-import { ErrorCode, isPlainObject, type Message, MODERN_VERSION } from '../engine/wire.js';
+import { ErrorCode, isJsonObject, type Message, MODERN_VERSION } from '../engine/wire.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { TransportHost } from './host.js';
@@ -95,7 +95,7 @@ function serveMessage(
   logger: Logger,
 ): Promise<void> | undefined {
   const isRequest =
-    isPlainObject(message) && typeof (message as { method?: unknown }).method === 'string' && 'id' in message;
+    isJsonObject(message) && typeof (message as { method?: unknown }).method === 'string' && 'id' in message;
   const id = (message as { id?: string | number }).id ?? null;
   if (!('method' in message)) {
     // An answer to one of the server's requests.

@@ -14,7 +14,7 @@ import type { Engine } from '../engine.js';
 import type { Target } from '../middleware.js';
 import { toResourceResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 import { listPage } from './lists.js';
 
 /** Another source of resources (the skills extension): its listing and what it reads. */
@@ -234,7 +234,7 @@ async function listTemplate(
       ...(typeof description === 'string' && { description }),
       ...(mime !== undefined && { mimeType: mime }),
       ...(Array.isArray(icons) && { icons }),
-      ...(isPlainObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
+      ...(isJsonObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
     });
   }
   return resources;

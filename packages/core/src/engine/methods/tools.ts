@@ -15,7 +15,7 @@ import type { Target } from '../middleware.js';
 import { paramHeaderRefusal } from '../param-headers.js';
 import { toolErrorResult, toToolResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 import { formatIssues, listPage } from './lists.js';
 
 /** What serving tools needs besides the engine. */
@@ -41,7 +41,7 @@ export function defineTools(engine: Engine, services: ToolServices): void {
 /** The tool a call names; its arguments, for middleware; and the `Mcp-Param-*` headers checked. */
 function resolveTool(call: Call, tool: ToolEntry | undefined): Target | undefined {
   const args = call.params.arguments;
-  call.arguments = isPlainObject(args) ? args : undefined;
+  call.arguments = isJsonObject(args) ? args : undefined;
   if (tool === undefined) return undefined;
   const headers = call.inbound.headers;
   if (tool.headerParams.length > 0 && call.era === 'modern' && headers !== undefined) {
@@ -157,7 +157,7 @@ async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Prom
   }
   let shaped = result as JsonObject;
   const structured = shaped.structuredContent;
-  if (structured !== undefined && !isPlainObject(structured)) {
+  if (structured !== undefined && !isJsonObject(structured)) {
     // SEP-2106: a non-object structured result also goes as text, and 2025 clients get it wrapped.
     const content = Array.isArray(shaped.content) ? (shaped.content as { type?: unknown }[]) : [];
     if (!content.some((block) => block?.type === 'text')) {
