@@ -17,7 +17,7 @@ import { type Middleware, type MiddlewareMatch, middlewareEntry } from '../engin
 import { RequestStateCodec } from '../engine/modern/request-state.js';
 import { type RequestStateKeys, RotatingRequestStateCodec } from '../engine/modern/request-state-keys.js';
 import { Rounds } from '../engine/rounds.js';
-import { describeValue, MAX_TIMER_MS, messageOf, PierError } from '../errors.js';
+import { describeValue, MAX_TIMER_MS, messageOf, OptionIssues, PierError } from '../errors.js';
 import { appsCapability } from '../extensions/apps.js';
 import {
   SKILL_URI_PREFIX,
@@ -630,50 +630,38 @@ function bind(declaration: ServerDeclaration, instance: object): ServerDeclarati
 
 function serverOptions(value: unknown): CreateServerOptions {
   if (value === undefined) return {};
+  const issues = new OptionIssues('createServer');
   if (typeof value !== 'object' || value === null) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: options must be an object (got ${describeValue(value)})`,
-    );
+    issues.expect('options', 'an object', value);
+    issues.throwNow(optionsError);
   }
   const options = value as Record<string, unknown>;
   if (options.logLevel !== undefined && !isLogLevel(options.logLevel)) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: logLevel must be debug, info, warn or error (got ${describeValue(options.logLevel)})`,
-    );
+    issues.expect('logLevel', 'debug, info, warn or error', options.logLevel);
   }
   if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: handleSignals must be a boolean (got ${describeValue(options.handleSignals)})`,
-    );
+    issues.expect('handleSignals', 'a boolean', options.handleSignals);
   }
   const timeout = options.closeHookTimeoutMs;
   if (
     timeout !== undefined &&
     !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 && timeout <= MAX_TIMER_MS)
   ) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describeValue(timeout)})`,
-    );
+    issues.expect('closeHookTimeoutMs', `a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, timeout);
   }
   // Each checker is called only for an option that is set: a function V8 never runs is never compiled.
-  if (options.eventBus !== undefined) validateEventBus(options.eventBus);
-  if (options.requestState !== undefined) validateRequestState(options.requestState);
-  if (options.skills !== undefined) validateSkillsOption(options.skills);
-  if (options.tasks !== undefined) validateTasks(options.tasks);
+  if (options.eventBus !== undefined) checkEventBus(options.eventBus, issues);
+  if (options.requestState !== undefined) checkRequestState(options.requestState, issues);
+  if (options.tasks !== undefined) checkTasks(options.tasks, issues);
   const pageSize = options.pageSize;
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) > 0)) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: pageSize must be a whole number > 0 (got ${describeValue(pageSize)})`,
-    );
+    issues.expect('pageSize', 'a whole number > 0', pageSize);
   }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
-    throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
+    issues.add('logStream must have a write(chunk) method');
   }
+  issues.throwIfAny(optionsError);
+  if (options.skills !== undefined) validateSkillsOption(options.skills);
   if (options.plugins !== undefined) {
     return {
       ...options,
@@ -681,6 +669,10 @@ function serverOptions(value: unknown): CreateServerOptions {
     } as CreateServerOptions;
   }
   return options as CreateServerOptions;
+}
+
+function optionsError(message: string, issues: readonly string[]): PierError {
+  return new PierError('OPTIONS_INVALID', message, { issues });
 }
 
 function isTransport(value: unknown): value is PierTransport {
@@ -692,81 +684,59 @@ function isTransport(value: unknown): value is PierTransport {
   );
 }
 
-function validateEventBus(bus: unknown): void {
-  if (bus === undefined) return;
+function checkEventBus(bus: unknown, issues: OptionIssues): void {
   const { publish, subscribe, flush } = (bus ?? {}) as Partial<EventBus>;
   if (typeof publish !== 'function' || typeof subscribe !== 'function') {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: eventBus must have publish(event) and subscribe(listener) methods (got ${describeValue(bus)})`,
+    issues.add(
+      `eventBus must have publish(event) and subscribe(listener) methods (got ${describeValue(bus)})`,
     );
-  }
-  if (flush !== undefined && typeof flush !== 'function') {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `createServer: eventBus.flush must be a function when given (got ${describeValue(flush)})`,
-    );
+  } else if (flush !== undefined && typeof flush !== 'function') {
+    issues.expect('eventBus.flush', 'a function when given', flush);
   }
 }
 
 /** Checks `requestState` without ever quoting the key. */
-function validateRequestState(value: unknown): void {
-  if (value === undefined) return;
-  const where = 'createServer: requestState';
+function checkRequestState(value: unknown, issues: OptionIssues): void {
   if (typeof value !== 'object' || value === null) {
-    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describeValue(value)})`);
+    issues.expect('requestState', 'an object', value);
+    return;
   }
   const { key, keys, ttlSeconds, maxRounds } = value as Record<string, unknown>;
   if (keys !== undefined) {
-    if (key !== undefined) {
-      throw new PierError('OPTIONS_INVALID', `${where}: give key or keys, not both`);
-    }
+    if (key !== undefined) issues.add('requestState: give key or keys, not both');
     if (typeof (keys as Partial<RequestStateKeys> | null)?.read !== 'function') {
-      throw new PierError(
-        'OPTIONS_INVALID',
-        `${where}.keys must be an object with a read() method (got ${describeValue(keys)})`,
-      );
+      issues.expect('requestState.keys', 'an object with a read() method', keys);
     }
   }
   if (key !== undefined) {
     const bytes =
       typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;
-    if (bytes < 32) {
-      throw new PierError(
-        'OPTIONS_INVALID',
-        bytes < 0
-          ? `${where}.key must be a string or a Uint8Array of at least 32 bytes`
-          : `${where}.key must be at least 32 bytes long (it has ${bytes}); generate one with: openssl rand -base64 48`,
+    if (bytes < 0) issues.add('requestState.key must be a string or a Uint8Array of at least 32 bytes');
+    else if (bytes < 32) {
+      issues.add(
+        `requestState.key must be at least 32 bytes long (it has ${bytes}); generate one with: openssl rand -base64 48`,
       );
     }
   }
   if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && (ttlSeconds as number) > 0)) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `${where}.ttlSeconds must be a whole number > 0 (got ${describeValue(ttlSeconds)})`,
-    );
+    issues.expect('requestState.ttlSeconds', 'a whole number > 0', ttlSeconds);
   }
   if (maxRounds !== undefined && !(Number.isInteger(maxRounds) && (maxRounds as number) > 0)) {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `${where}.maxRounds must be a whole number > 0 (got ${describeValue(maxRounds)})`,
-    );
+    issues.expect('requestState.maxRounds', 'a whole number > 0', maxRounds);
   }
 }
 
-function validateTasks(value: unknown): void {
-  if (value === undefined) return;
-  const where = 'createServer: tasks';
+function checkTasks(value: unknown, issues: OptionIssues): void {
   if (typeof value !== 'object' || value === null) {
-    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describeValue(value)})`);
+    issues.expect('tasks', 'an object', value);
+    return;
   }
   const { store, ttlMs, pollIntervalMs } = value as Record<string, unknown>;
   if (store !== undefined) {
     const methods = ['create', 'get', 'update', 'delete'] as const;
     if (methods.some((method) => typeof (store as Record<string, unknown> | null)?.[method] !== 'function')) {
-      throw new PierError(
-        'OPTIONS_INVALID',
-        `${where}.store must have create, get, update and delete methods (got ${describeValue(store)})`,
+      issues.add(
+        `tasks.store must have create, get, update and delete methods (got ${describeValue(store)})`,
       );
     }
   }
@@ -775,10 +745,7 @@ function validateTasks(value: unknown): void {
     ['pollIntervalMs', pollIntervalMs],
   ] as const) {
     if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) > 0 && (ms as number) <= MAX_TIMER_MS)) {
-      throw new PierError(
-        'OPTIONS_INVALID',
-        `${where}.${name} must be a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describeValue(ms)})`,
-      );
+      issues.expect(`tasks.${name}`, `a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, ms);
     }
   }
 }

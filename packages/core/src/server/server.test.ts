@@ -160,6 +160,31 @@ describe('listen over stdio', () => {
     expect(started).toBe(false);
   });
 
+  it('reports every bad createServer option at once, each with its path', () => {
+    let error: unknown;
+    try {
+      createServer(defineServer({ name: 'bad-options', version: '1.0.0' }), {
+        logLevel: 'loud',
+        pageSize: 0,
+        requestState: { key: 'short', ttlSeconds: -1 },
+      } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PierError);
+    expect(error).toMatchObject({
+      code: 'OPTIONS_INVALID',
+      issues: [
+        'logLevel must be debug, info, warn or error (got "loud")',
+        'requestState.key must be at least 32 bytes long (it has 5); generate one with: openssl rand -base64 48',
+        'requestState.ttlSeconds must be a whole number > 0 (got -1)',
+        'pageSize must be a whole number > 0 (got 0)',
+      ],
+    });
+    expect((error as Error).message).toMatch(/^createServer: 4 problems:\n {2}- logLevel/);
+    expect((error as Error).message).not.toContain('short');
+  });
+
   it('refuses to listen once closed', async () => {
     const server = serverWith();
     await server.close();
