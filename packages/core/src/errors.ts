@@ -216,7 +216,11 @@ export function summarize(where: string, issues: readonly string[]): string {
     : `${where}: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
 }
 
-/** Throws a {@link PierError} (`DECLARATION_INVALID` unless `code` says otherwise) naming `field` and what it must be. */
+/**
+ * Throws a {@link PierError} (`DECLARATION_INVALID` unless `code` says otherwise) naming `field` and what it
+ * must be: a declaration is code, so its first problem stops it, where options report every problem at once
+ * ({@link OptionIssues}). The message has the same shape either way.
+ */
 export function fail(
   where: string,
   field: string,
@@ -224,7 +228,8 @@ export function fail(
   got: unknown,
   code: PierErrorCode = 'DECLARATION_INVALID',
 ): never {
-  throw new PierError(code, `${where}: "${field}" must be ${expected} (got ${describeValue(got)})`);
+  const issue = `"${field}" must be ${expected} (got ${describeValue(got)})`;
+  throw new PierError(code, summarize(where, [issue]), { issues: [issue] });
 }
 
 /**

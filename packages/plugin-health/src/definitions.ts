@@ -1,6 +1,5 @@
 // The public shapes of the plugin's options and their validation, done once when healthPlugin() is called.
 import { describeValue, OptionIssues } from '@pier/core';
-import { MAX_TIMER_MS } from '@pier/core/transport';
 import { optionsError } from './errors.js';
 
 /** The status of one check, and of the server as a whole. */
@@ -221,6 +220,9 @@ function normalizePaths(paths: unknown, issues: OptionIssues): Required<HealthPa
   }
   return result;
 }
+
+/** Node's longest timer: 2^31 − 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function isTimeout(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS;

@@ -39,3 +39,8 @@ export class PierRedisError extends PierError<PierRedisErrorCode> {
     super(code, message, options);
   }
 }
+
+/** The message of anything thrown, for wrapping it in a {@link PierRedisError}. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

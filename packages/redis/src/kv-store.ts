@@ -4,9 +4,8 @@
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { messageOf } from '@pier/core/transport';
 import { createRedisClient, untilReady } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
 /**

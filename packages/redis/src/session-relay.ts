@@ -11,9 +11,8 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { describeValue } from '@pier/core';
-import { messageOf } from '@pier/core/transport';
 import { createRedisClient } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
 /**

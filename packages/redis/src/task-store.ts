@@ -4,9 +4,8 @@
 // replica which task changed: the replica running a task's handler learns of a cancel made elsewhere.
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { messageOf } from '@pier/core/transport';
 import { createRedisClient, untilReady } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
 /**

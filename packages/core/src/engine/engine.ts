@@ -8,19 +8,19 @@ import {
   ProtocolError,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import { clientMessage } from '../client-errors.js';
+import { MissingClientCapabilityError, messageOf, PierError, RequestRefusedError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type {
   HttpAuthenticator,
   McpObserver,
   ObservedOutcome,
   ObservedRequest,
   ObservedSession,
-} from '../contract.js';
-import { MissingClientCapabilityError, messageOf, PierError, RequestRefusedError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { type Finish, finishRequest, observeRequest } from '../observe.js';
+} from '../plugins/api.js';
+import { type Finish, finishRequest, observeRequest } from '../plugins/observe.js';
 import { Call, type Inbound } from './call.js';
 import type { Catalog } from './catalog.js';
+import { clientMessage } from './client-errors.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';

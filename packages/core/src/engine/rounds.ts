@@ -2,7 +2,6 @@
 // input-required request (a question answers `input_required` with a signed state, and the handler runs
 // again with the answers); on a 2025 revision straight through (questions are real requests).
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
-import { MissingClientCapabilityError } from '../errors.js';
 import {
   type InputRound,
   invalidState,
@@ -13,7 +12,8 @@ import {
   requestTarget,
   runRound,
   type Target,
-} from '../input-required.js';
+} from '../context/input-required.js';
+import { MissingClientCapabilityError } from '../errors.js';
 import type { Call } from './call.js';
 import { InvalidStateError, type RequestStateCodec } from './modern/request-state.js';
 
