@@ -16,6 +16,7 @@ import { defineTools } from './engine/methods/tools.js';
 import { type Middleware, type MiddlewareMatch, middlewareEntry } from './engine/middleware.js';
 import { RequestStateCodec } from './engine/modern/request-state.js';
 import { Rounds } from './engine/rounds.js';
+import { utf8Length } from './engine/runtime.js';
 import { describe, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
 import { DEFAULT_MAX_ROUNDS } from './input-required.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
@@ -499,6 +500,14 @@ class Server implements PierServer {
       const { loadHttpTransport } = await import('./transport-loader.js');
       running = await (await loadHttpTransport(httpOptions)).start(this.#host);
     } else {
+      const streams = options as StdioListenOptions;
+      if ((streams.stdin === undefined || streams.stdout === undefined) && !hasStdio()) {
+        throw new PierError(
+          'TRANSPORT_UNAVAILABLE',
+          'listen: stdio needs a process with stdin and stdout, which this runtime (such as Cloudflare Workers) ' +
+            'does not have; serve HTTP with createFetchHandler from @pier/transport-http/fetch',
+        );
+      }
       // Loaded here: an HTTP server never loads the SDK's stdio transport.
       const { startStdioTransport } = await import('./stdio.js');
       running = await startStdioTransport(this.#host, options as StdioListenOptions, () => {
@@ -692,7 +701,7 @@ function validateRequestState(value: unknown): void {
   const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
   if (key !== undefined) {
     const bytes =
-      typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;
+      typeof key === 'string' ? utf8Length(key) : key instanceof Uint8Array ? key.byteLength : -1;
     if (bytes < 32) {
       throw new PierError(
         'OPTIONS_INVALID',
@@ -743,4 +752,11 @@ function validateTasks(value: unknown): void {
       );
     }
   }
+}
+
+/** Whether the runtime has a process with standard streams (not Workers, even with `nodejs_compat`). */
+function hasStdio(): boolean {
+  const agent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  const proc = (globalThis as { process?: { stdin?: unknown; stdout?: unknown } }).process;
+  return agent !== 'Cloudflare-Workers' && proc?.stdin !== undefined && proc.stdout !== undefined;
 }

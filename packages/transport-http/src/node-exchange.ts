@@ -34,6 +34,7 @@ type MaybeParsed = IncomingMessage & { body?: unknown };
 export class NodeExchange extends TrackedExchange implements HttpExchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  readonly #target: string | undefined;
   #signal: AbortSignal | undefined;
   #corked: ServerResponse['socket'] = null;
   readonly #uncork = () => {
@@ -42,10 +43,12 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
     socket?.uncork();
   };
 
-  constructor(req: IncomingMessage, res: ServerResponse, tracker: ExchangeTracker) {
+  /** @param target the request target to route by, when not `req.url` (a handler mounted below a base path). */
+  constructor(req: IncomingMessage, res: ServerResponse, tracker: ExchangeTracker, target?: string) {
     super(tracker);
     this.req = req;
     this.res = res;
+    this.#target = target;
     (res as TrackedResponse)[EXCHANGE] = this;
     res.on('close', onResponseClose);
   }
@@ -60,7 +63,7 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
   }
 
   get target(): string {
-    return this.req.url ?? '';
+    return this.#target ?? this.req.url ?? '';
   }
 
   get missingHost(): boolean {
