@@ -700,8 +700,7 @@ function validateRequestState(value: unknown): void {
   }
   const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
   if (key !== undefined) {
-    const bytes =
-      typeof key === 'string' ? utf8Length(key) : key instanceof Uint8Array ? key.byteLength : -1;
+    const bytes = typeof key === 'string' ? utf8Length(key) : key instanceof Uint8Array ? key.byteLength : -1;
     if (bytes < 32) {
       throw new PierError(
         'OPTIONS_INVALID',

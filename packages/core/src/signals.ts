@@ -80,5 +80,7 @@ function signalsAvailable(): boolean {
 }
 
 function onWorkers(): boolean {
-  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
+  return (
+    (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers'
+  );
 }

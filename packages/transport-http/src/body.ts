@@ -1,15 +1,9 @@
 // Node's side of request bodies: read under a limit, `Expect: 100-continue`, and a 413 that the client gets
 // to read (the rest of the body discarded first).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyRead, HeaderMap } from './exchange.js';
+import { type BodyRead, DISCARD_LIMIT_BYTES, type HeaderMap } from './exchange.js';
 
 type BodyResult = BodyRead;
-
-/**
- * After a 413, this much more of the body is read and thrown away so that the client, still sending,
- * gets to read the answer instead of a connection reset; past it the connection is cut.
- */
-export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
 
 const TOO_LARGE: BodyResult = { ok: false, reason: 'too-large' };
 const ABORTED: BodyResult = { ok: false, reason: 'aborted' };

@@ -12,6 +12,12 @@ export type BodyRead =
   | { readonly ok: true; readonly parsed: unknown }
   | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
 
+/**
+ * After a 413, this much more of the body is read and thrown away so that the client, still sending, gets
+ * to read the answer instead of a connection reset; past it the connection is cut.
+ */
+export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /** Response headers as request handling writes them: lower-case names. */
 export type HeaderMap = Readonly<Record<string, string>>;
 

@@ -64,7 +64,11 @@ export function createFetchHandler(server: HandlerTarget, options: FetchHandlerO
   });
   const mounted = mount(server, 'fetch', resolved, warnings);
 
-  const serve = (handling: Handling, request: Request, fallThrough: boolean): Promise<Response> | undefined => {
+  const serve = (
+    handling: Handling,
+    request: Request,
+    fallThrough: boolean,
+  ): Promise<Response> | undefined => {
     const target = belowBase(targetOf(request.url), basePath);
     // Not Pier's: left untouched for the application around the handler.
     if (fallThrough && (target === undefined || !handling.requests.serves(target))) return undefined;
@@ -79,7 +83,9 @@ export function createFetchHandler(server: HandlerTarget, options: FetchHandlerO
       try {
         handling = await handling;
       } catch (error) {
-        (server as { logger?: Logger }).logger?.error('the server did not start', { error: messageOf(error) });
+        (server as { logger?: Logger }).logger?.error('the server did not start', {
+          error: messageOf(error),
+        });
         return notStarted();
       }
     }

@@ -134,7 +134,9 @@ export function mount(
         address: { transport: name, url: options.path },
         async close({ reason, drainDelayMs }: TransportCloseOptions) {
           const delayMs =
-            drainDelayMs ?? options.drainDelayMs ?? (reason === 'SIGTERM' ? DEFAULTS.drainDelayMsOnSigterm : 0);
+            drainDelayMs ??
+            options.drainDelayMs ??
+            (reason === 'SIGTERM' ? DEFAULTS.drainDelayMsOnSigterm : 0);
           host.logger.info('HTTP handler draining', { reason, drainDelayMs: delayMs });
           await drainHandling(started, {
             logger: host.logger,

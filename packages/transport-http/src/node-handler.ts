@@ -65,7 +65,9 @@ export function createNodeHandler(server: HandlerTarget, options: HttpHandlerOpt
     handling.then(
       (started) => serve(started, req, res, next),
       (error: unknown) => {
-        (server as { logger?: Logger }).logger?.error('the server did not start', { error: messageOf(error) });
+        (server as { logger?: Logger }).logger?.error('the server did not start', {
+          error: messageOf(error),
+        });
         if (next !== undefined) next(error);
         else if (!res.headersSent) {
           const body = jsonError(JSONRPC.serverError, 'Service Unavailable: the server did not start');

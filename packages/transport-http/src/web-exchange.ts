@@ -4,6 +4,7 @@
 import type { HttpRequestHead, HttpRoute } from '@pier/core/transport';
 import {
   type BodyRead,
+  DISCARD_LIMIT_BYTES,
   type ExchangeTracker,
   type HeaderMap,
   type HttpExchange,
@@ -61,11 +62,11 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
   }
 
   async readBody(limit: number): Promise<BodyRead> {
-    const declared = this.#request.headers.get('content-length');
-    if (declared !== null && Number(declared) > limit) return TOO_LARGE;
     const body = this.#request.body;
     if (body === null) return { ok: true, text: '' };
     const reader = body.getReader();
+    const declared = this.#request.headers.get('content-length');
+    if (declared !== null && Number(declared) > limit) return discarded(reader, 0);
     const chunks: Uint8Array[] = [];
     let size = 0;
     try {
@@ -73,10 +74,7 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
         const { done, value } = await reader.read();
         if (done) break;
         size += value.byteLength;
-        if (size > limit) {
-          void reader.cancel().catch(() => {});
-          return TOO_LARGE;
-        }
+        if (size > limit) return discarded(reader, value.byteLength);
         chunks.push(value);
       }
     } catch {
@@ -180,7 +178,8 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
       listener(this.#sent);
       return;
     }
-    (this.#closeListeners ??= []).push(listener);
+    this.#closeListeners ??= [];
+    this.#closeListeners.push(listener);
   }
 
   signal(): AbortSignal {
@@ -196,8 +195,7 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
   }
 
   refuseOversized(body: string, headers: HeaderMap): void {
-    // The runtime owns the connection: what is left of the body is its to discard.
-    void this.#request.body?.cancel().catch(() => {});
+    // The rest of the body was read and thrown away (readBody): the client, done sending, reads the 413.
     this.respond(413, headers, body);
   }
 
@@ -228,7 +226,8 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
 
   #headers(headers: HeaderMap): Headers {
     const merged = new Headers();
-    if (this.#preset !== undefined) for (const [name, value] of Object.entries(this.#preset)) merged.set(name, value);
+    if (this.#preset !== undefined)
+      for (const [name, value] of Object.entries(this.#preset)) merged.set(name, value);
     for (const [name, value] of Object.entries(headers)) {
       if (!RUNTIME_OWNED.has(name)) merged.set(name, value);
     }
@@ -244,6 +243,29 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
     this.closed();
     if (listeners !== undefined) for (const listener of listeners) listener(finished);
   }
+}
+
+/**
+ * Reads and throws away the rest of an oversized body (up to {@link DISCARD_LIMIT_BYTES}) before the 413
+ * goes out: a runtime that answers while the client is still sending closes the connection under it (Bun
+ * does), and the client sees a broken pipe instead of the answer. Past the bound, the body is cancelled.
+ */
+async function discarded(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  already: number,
+): Promise<BodyRead> {
+  let thrown = already;
+  try {
+    while (thrown <= DISCARD_LIMIT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return TOO_LARGE;
+      thrown += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away, or the runtime gave up on the body: the 413 is all there is to say.
+  }
+  return TOO_LARGE;
 }
 
 /** The authority of an absolute URL (`http://host:port/path` → `host:port`). */
