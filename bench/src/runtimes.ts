@@ -182,6 +182,9 @@ const target = (name: string, era: Era, a: readonly number[], b: readonly number
   const r = ratios(a, b);
   lines.push(`| ${name} | ${era} | ${ratioText(r)} | ${median(r) >= floor ? 'met' : '**missed**'} |`);
 };
+function reported(name: string, era: Era, a: readonly number[], b: readonly number[]): void {
+  lines.push(`| (reported) ${name} | ${era} | ${ratioText(ratios(a, b))} | — |`);
+}
 for (const era of ERAS) {
   for (const runtime of ['node', 'bun', 'deno'] as const) {
     target(
@@ -206,12 +209,18 @@ for (const era of ERAS) {
     rps('node', 'listener', era),
     0.8,
   );
-  lines.push(
-    `| (reported) fetch handler on Node vs node listener | ${era} | ${ratioText(ratios(rps('node', 'fetch', era), rps('node', 'listener', era)))} | — |`,
+  reported(
+    'fetch handler on Node vs node listener',
+    era,
+    rps('node', 'fetch', era),
+    rps('node', 'listener', era),
   );
   for (const runtime of ['bun', 'deno'] as const) {
-    lines.push(
-      `| (reported) Pier fetch handler vs hand-written (${runtime}) | ${era} | ${ratioText(ratios(rps(runtime, 'fetch', era), rps(runtime, 'hand', era)))} | — |`,
+    reported(
+      `Pier fetch handler vs hand-written (${runtime})`,
+      era,
+      rps(runtime, 'fetch', era),
+      rps(runtime, 'hand', era),
     );
   }
 }

@@ -2,23 +2,13 @@
 // `app.use(handler)`), `fastify` (Fastify 5, a scope that hands the raw request over), or `node` (plain
 // node:http). The same server as pier-fetch.ts.
 import { createServer as createNodeServer } from 'node:http';
-import { createServer, defineServer, defineTool } from '@pier/core';
-import { healthPlugin } from '@pier/plugin-health';
 import { createNodeHandler } from '@pier/transport-http';
 import express from 'express';
 import Fastify from 'fastify';
 import { benchPort, serveControl } from './common.js';
-import { ECHO_DESCRIPTION, ECHO_INPUT, echo } from './echo-tool.js';
+import { plainPierServer } from './plain-servers.js';
 
-const server = createServer(
-  defineServer({
-    name: 'bench-pier',
-    version: '1.0.0',
-    plugins: [healthPlugin({ checks: [] })],
-    tools: [defineTool({ name: 'echo', description: ECHO_DESCRIPTION, input: ECHO_INPUT, handler: echo })],
-  }),
-  { handleSignals: false },
-);
+const server = plainPierServer();
 const handler = createNodeHandler(server);
 const mount = process.env.BENCH_MOUNT ?? 'node';
 serveControl();
