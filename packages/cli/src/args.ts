@@ -84,7 +84,11 @@ function editDistance(a: string, b: string): number {
 }
 
 /** `K=V` pairs (repeatable flag) as a record; a usage error names a pair without `=`. */
-export function keyValues(command: string, flag: string, pairs: readonly string[] = []): Record<string, string> {
+export function keyValues(
+  command: string,
+  flag: string,
+  pairs: readonly string[] = [],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
@@ -95,7 +99,12 @@ export function keyValues(command: string, flag: string, pairs: readonly string[
 }
 
 /** A whole number of milliseconds from a flag, or a usage error naming the flag. */
-export function milliseconds(command: string, flag: string, value: string | undefined, fallback: number): number {
+export function milliseconds(
+  command: string,
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) <= 0) {
     throw usage(`${command}: --${flag} must be a whole number of milliseconds > 0 (got "${value}")`);

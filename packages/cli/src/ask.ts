@@ -16,7 +16,11 @@ interface Field {
   readonly maximum?: number;
 }
 
-export async function askOnTerminal(io: Io, params: ElicitRequest['params'], style: Style): Promise<ElicitResult> {
+export async function askOnTerminal(
+  io: Io,
+  params: ElicitRequest['params'],
+  style: Style,
+): Promise<ElicitResult> {
   const terminal = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   let ended = false;
   terminal.on('close', () => {
@@ -67,10 +71,16 @@ async function askField(
   field: Field,
   required: boolean,
 ): Promise<string | number | boolean | undefined | typeof CANCELLED> {
-  const choices = field.oneOf?.map((c) => ({ value: c.const, label: c.title ?? String(c.const) })) ??
+  const choices =
+    field.oneOf?.map((c) => ({ value: c.const, label: c.title ?? String(c.const) })) ??
     field.enum?.map((value) => ({ value, label: String(value) }));
   const type = field.type ?? 'string';
-  const hint = choices !== undefined ? choices.map((c, i) => `${i + 1}) ${c.label}`).join('  ') : type === 'boolean' ? 'y/n' : type;
+  const hint =
+    choices !== undefined
+      ? choices.map((c, i) => `${i + 1}) ${c.label}`).join('  ')
+      : type === 'boolean'
+        ? 'y/n'
+        : type;
   const label = field.title ?? name;
   if (field.description !== undefined) io.stderr.write(`  ${style.dim(field.description)}\n`);
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -86,7 +96,10 @@ async function askField(
     }
     if (choices !== undefined) {
       const index = Number(text);
-      const picked = Number.isInteger(index) && index >= 1 ? choices[index - 1] : choices.find((c) => String(c.value) === text || c.label === text);
+      const picked =
+        Number.isInteger(index) && index >= 1
+          ? choices[index - 1]
+          : choices.find((c) => String(c.value) === text || c.label === text);
       if (picked !== undefined) return picked.value as string | number | boolean;
       io.stderr.write(`  ${style.red(`choose one of: ${choices.map((c) => c.label).join(', ')}`)}\n`);
       continue;
@@ -104,8 +117,13 @@ async function askField(
         io.stderr.write(`  ${style.red(`a ${whole ? 'whole ' : ''}number, please`)}\n`);
         continue;
       }
-      if ((field.minimum !== undefined && value < field.minimum) || (field.maximum !== undefined && value > field.maximum)) {
-        io.stderr.write(`  ${style.red(`between ${field.minimum ?? '-∞'} and ${field.maximum ?? '∞'}, please`)}\n`);
+      if (
+        (field.minimum !== undefined && value < field.minimum) ||
+        (field.maximum !== undefined && value > field.maximum)
+      ) {
+        io.stderr.write(
+          `  ${style.red(`between ${field.minimum ?? '-∞'} and ${field.maximum ?? '∞'}, please`)}\n`,
+        );
         continue;
       }
       return value;

@@ -4,8 +4,7 @@ import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from '@modelco
 import { closest, parseFlags } from './args.js';
 import { askOnTerminal } from './ask.js';
 import { CliError, messageOf, usage } from './errors.js';
-import { headerFlags } from './inspect.js';
-import { allPages } from './inspect.js';
+import { allPages, headerFlags } from './inspect.js';
 import { type Io, type Style, styleFor, withProgress } from './io.js';
 import { connectTarget, describeTarget, parseEra, parseTarget } from './target.js';
 
@@ -40,7 +39,7 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
     header: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   });
-  if (flags.help) return void io.stdout.write(CALL_HELP), 0;
+  if (flags.help) return (void io.stdout.write(CALL_HELP), 0);
   const [name, ...rest] = positionals;
   if (name === undefined) throw usage('call: which tool? pier call <tool> [key=value…] <url | -- command>');
   // The URL, if any, is the last positional that is not key=value.
@@ -74,7 +73,10 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
     const tools = await allPages(connection.client, 'tools');
     const tool = tools.find((candidate) => candidate.name === name);
     if (tool === undefined) {
-      const near = closest(name, tools.map((t) => t.name));
+      const near = closest(
+        name,
+        tools.map((t) => t.name),
+      );
       throw usage(
         `call: the server has no tool "${name}"${near === undefined ? '' : ` (did you mean ${near}?)`}; it has: ${tools.map((t) => t.name).join(', ') || 'none'}`,
       );
@@ -116,7 +118,7 @@ function parseAnswer(text: string): ElicitResult {
     throw usage(`call: --answer must be a JSON object, decline or cancel: ${messageOf(error)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usage('call: --answer must be a JSON object (the answer\'s fields), decline or cancel');
+    throw usage("call: --answer must be a JSON object (the answer's fields), decline or cancel");
   }
   return { action: 'accept', content: value as ElicitResult['content'] };
 }
@@ -149,8 +151,14 @@ function coerce(key: string, raw: string, type: unknown): unknown {
   if (types.includes('string')) return raw;
   if (types.includes('integer') || types.includes('number')) {
     const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value) || (types.includes('integer') && !types.includes('number') && !Number.isInteger(value))) {
-      throw usage(`call: ${key} must be ${types.includes('integer') ? 'a whole number' : 'a number'} (got "${raw.slice(0, 30)}")`);
+    if (
+      raw.trim() === '' ||
+      !Number.isFinite(value) ||
+      (types.includes('integer') && !types.includes('number') && !Number.isInteger(value))
+    ) {
+      throw usage(
+        `call: ${key} must be ${types.includes('integer') ? 'a whole number' : 'a number'} (got "${raw.slice(0, 30)}")`,
+      );
     }
     return value;
   }
@@ -181,7 +189,8 @@ export function renderResult(result: CallToolResult, style: Style): string {
     switch (block.type) {
       case 'text':
         // The text twin of the structured content (what servers send for older clients) is shown once.
-        if (result.structuredContent === undefined || !sameJson(block.text, result.structuredContent)) out.push(block.text);
+        if (result.structuredContent === undefined || !sameJson(block.text, result.structuredContent))
+          out.push(block.text);
         break;
       case 'resource_link':
         out.push(
@@ -190,14 +199,19 @@ export function renderResult(result: CallToolResult, style: Style): string {
         break;
       case 'resource': {
         const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-        out.push(`${style.cyan('resource')} ${resource.uri}${resource.mimeType ? style.dim(` (${resource.mimeType})`) : ''}`);
+        out.push(
+          `${style.cyan('resource')} ${resource.uri}${resource.mimeType ? style.dim(` (${resource.mimeType})`) : ''}`,
+        );
         if (resource.text !== undefined) out.push(resource.text);
-        else if (resource.blob !== undefined) out.push(style.dim(`[${Buffer.byteLength(resource.blob, 'base64')} bytes]`));
+        else if (resource.blob !== undefined)
+          out.push(style.dim(`[${Buffer.byteLength(resource.blob, 'base64')} bytes]`));
         break;
       }
       case 'image':
       case 'audio':
-        out.push(style.dim(`[${block.type} ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes]`));
+        out.push(
+          style.dim(`[${block.type} ${block.mimeType}, ${Buffer.byteLength(block.data, 'base64')} bytes]`),
+        );
         break;
       default:
         out.push(JSON.stringify(block));

@@ -46,9 +46,16 @@ export function placeOf(client: ClientName, scope: Scope, where: Environment): P
   const { platform, home, env, cwd } = where;
   const path = platform === 'win32' ? win32.join : join;
   const appData = env.APPDATA ?? path(home, 'AppData', 'Roaming');
-  const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : path(home, '.config');
+  const xdg =
+    env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== ''
+      ? env.XDG_CONFIG_HOME
+      : path(home, '.config');
   const userConfig =
-    platform === 'darwin' ? path(home, 'Library', 'Application Support') : platform === 'win32' ? appData : xdg;
+    platform === 'darwin'
+      ? path(home, 'Library', 'Application Support')
+      : platform === 'win32'
+        ? appData
+        : xdg;
   switch (client) {
     case 'claude-desktop':
       return { file: path(userConfig, 'Claude', 'claude_desktop_config.json'), path: ['mcpServers'] };
@@ -59,10 +66,16 @@ export function placeOf(client: ClientName, scope: Scope, where: Environment): P
         path: scope === 'user' ? ['mcpServers'] : ['projects', cwd, 'mcpServers'],
       };
     case 'cursor':
-      return { file: scope === 'project' ? path(cwd, '.cursor', 'mcp.json') : path(home, '.cursor', 'mcp.json'), path: ['mcpServers'] };
+      return {
+        file: scope === 'project' ? path(cwd, '.cursor', 'mcp.json') : path(home, '.cursor', 'mcp.json'),
+        path: ['mcpServers'],
+      };
     case 'vscode':
       return {
-        file: scope === 'project' ? path(cwd, '.vscode', 'mcp.json') : path(userConfig, 'Code', 'User', 'mcp.json'),
+        file:
+          scope === 'project'
+            ? path(cwd, '.vscode', 'mcp.json')
+            : path(userConfig, 'Code', 'User', 'mcp.json'),
         path: ['servers'],
       };
   }
@@ -70,7 +83,12 @@ export function placeOf(client: ClientName, scope: Scope, where: Environment): P
 
 /** What the server is: a command to spawn (stdio), or a URL (streamable HTTP). */
 export type ServerSpec =
-  | { readonly kind: 'command'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'command';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'url'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
 /** One server's entry in the client's own shape; a string when the client cannot take this server. */

@@ -39,5 +39,7 @@ export function usage(message: string): CliError {
 export function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
-  return cause !== undefined && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
+  return cause !== undefined && !error.message.includes(cause)
+    ? `${error.message} (${cause})`
+    : error.message;
 }

@@ -1,9 +1,23 @@
 // `pier inspect <url | -- command args…>`: who the server is, which eras it speaks, and what it offers.
-import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { parseFlags } from './args.js';
 import { CliError, messageOf } from './errors.js';
 import { type Io, type Style, styleFor, table, withProgress } from './io.js';
-import { connectTarget, describeTarget, LEGACY_VERSIONS, MODERN, parseEra, parseTarget, type Target } from './target.js';
+import {
+  connectTarget,
+  describeTarget,
+  LEGACY_VERSIONS,
+  MODERN,
+  parseEra,
+  parseTarget,
+  type Target,
+} from './target.js';
 
 export const INSPECT_HELP = `Usage: pier inspect <url> [options]
        pier inspect [options] -- <command> [args…]
@@ -37,7 +51,9 @@ export interface InspectReport {
   readonly prompts: readonly Prompt[];
 }
 
-export type EraProbe = { readonly ok: true; readonly protocolVersion: string } | { readonly ok: false; readonly error: string };
+export type EraProbe =
+  | { readonly ok: true; readonly protocolVersion: string }
+  | { readonly ok: false; readonly error: string };
 
 export async function inspectCommand(argv: readonly string[], io: Io): Promise<number> {
   const { flags, positionals, tail } = parseFlags('inspect', argv, {
@@ -45,14 +61,16 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<n
     header: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   });
-  if (flags.help) return void io.stdout.write(INSPECT_HELP), 0;
+  if (flags.help) return (void io.stdout.write(INSPECT_HELP), 0);
   const target = parseTarget('inspect', positionals[0], tail);
   const era = parseEra('inspect', flags.era);
   const headers = headerFlags(flags.header);
   const report = await withProgress(io, `inspecting ${describeTarget(target)}`, () =>
     inspect(target, { era, headers, cwd: io.cwd, env: io.env }),
   );
-  io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderInspect(report, styleFor(io.stdout, io.env)));
+  io.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderInspect(report, styleFor(io.stdout, io.env)),
+  );
   return 0;
 }
 
@@ -60,7 +78,8 @@ export function headerFlags(pairs: readonly string[] | undefined): Record<string
   const headers: Record<string, string> = {};
   for (const pair of pairs ?? []) {
     const at = pair.search(/[=:]/);
-    if (at <= 0) throw new CliError('USAGE', `--header takes NAME=VALUE or "Name: value" (got "${pair.slice(0, 30)}")`);
+    if (at <= 0)
+      throw new CliError('USAGE', `--header takes NAME=VALUE or "Name: value" (got "${pair.slice(0, 30)}")`);
     headers[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
   }
   return headers;
@@ -69,7 +88,12 @@ export function headerFlags(pairs: readonly string[] | undefined): Record<string
 /** Connects, lists everything (every page), and probes the era the listing did not use. */
 export async function inspect(
   target: Target,
-  options: { era: '2026' | '2025' | 'auto'; headers: Record<string, string>; cwd: string; env: NodeJS.ProcessEnv },
+  options: {
+    era: '2026' | '2025' | 'auto';
+    headers: Record<string, string>;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+  },
 ): Promise<InspectReport> {
   const connection = await connectTarget(target, { ...options });
   let report: Omit<InspectReport, 'eras'>;
@@ -90,11 +114,14 @@ export async function inspect(
       capabilities,
       tools: capabilities.tools === undefined ? [] : await allPages(client, 'tools'),
       resources: capabilities.resources === undefined ? [] : await allPages(client, 'resources'),
-      resourceTemplates: capabilities.resources === undefined ? [] : await allPages(client, 'resourceTemplates'),
+      resourceTemplates:
+        capabilities.resources === undefined ? [] : await allPages(client, 'resourceTemplates'),
       prompts: capabilities.prompts === undefined ? [] : await allPages(client, 'prompts'),
     };
   } catch (error) {
-    throw new CliError('CALL_FAILED', `${describeTarget(target)} failed to list: ${messageOf(error)}`, { cause: error });
+    throw new CliError('CALL_FAILED', `${describeTarget(target)} failed to list: ${messageOf(error)}`, {
+      cause: error,
+    });
   } finally {
     await connection.close();
   }
@@ -148,9 +175,16 @@ export async function allPages<K extends keyof Lists>(client: Client, kind: K): 
 export function renderInspect(report: InspectReport, style: Style): string {
   const out: string[] = [];
   const { server } = report;
-  out.push(`${style.bold(server.title ?? server.name)} ${server.version}${server.title === undefined ? '' : style.dim(` (${server.name})`)}`);
+  out.push(
+    `${style.bold(server.title ?? server.name)} ${server.version}${server.title === undefined ? '' : style.dim(` (${server.name})`)}`,
+  );
   out.push(`${style.dim('target')}  ${report.target}`);
-  const eras = ([[MODERN, report.eras[MODERN]], ['2025', report.eras['2025']]] as const).map(([name, probe]) =>
+  const eras = (
+    [
+      [MODERN, report.eras[MODERN]],
+      ['2025', report.eras['2025']],
+    ] as const
+  ).map(([name, probe]) =>
     probe.ok
       ? `${style.green('✓')} ${name === '2025' ? probe.protocolVersion : name}`
       : `${style.red('✗')} ${name === '2025' ? `2025 (${LEGACY_VERSIONS[0]}…)` : name}: ${probe.error}`,
@@ -224,7 +258,8 @@ export function inputFields(schema: Tool['inputSchema'] | undefined): string {
 /** Scopes a tool declares: OAuth `securitySchemes` on the tool or in its `_meta`, when a server lists them. */
 export function scopesOf(tool: Tool): string[] {
   const record = tool as unknown as Record<string, unknown>;
-  const schemes = record.securitySchemes ?? (record._meta as Record<string, unknown> | undefined)?.securitySchemes;
+  const schemes =
+    record.securitySchemes ?? (record._meta as Record<string, unknown> | undefined)?.securitySchemes;
   if (!Array.isArray(schemes)) return [];
   return schemes.flatMap((scheme) => {
     const scopes = (scheme as { scopes?: unknown } | null)?.scopes;

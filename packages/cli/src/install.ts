@@ -1,10 +1,29 @@
 // `pier install <client>`: this server's entry written into an MCP client's configuration file — merged
 // into what is there, the old file kept as a backup, other servers untouched, secrets never printed.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closest, keyValues, parseFlags } from './args.js';
-import { CLIENTS, type ClientName, DEFAULT_SCOPE, entryFor, hostEnvironment, placeOf, SCOPES, type Scope, type ServerSpec } from './clients.js';
+import {
+  CLIENTS,
+  type ClientName,
+  DEFAULT_SCOPE,
+  entryFor,
+  hostEnvironment,
+  placeOf,
+  SCOPES,
+  type Scope,
+  type ServerSpec,
+} from './clients.js';
 import { CliError, messageOf, usage } from './errors.js';
 import { type Io, styleFor } from './io.js';
 
@@ -58,27 +77,40 @@ export async function installCommand(argv: readonly string[], io: Io): Promise<n
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
-  if (flags.help) return void io.stdout.write(INSTALL_HELP), 0;
+  if (flags.help) return (void io.stdout.write(INSTALL_HELP), 0);
   const [clientName, url, ...extra] = positionals;
   if (clientName === undefined) throw usage(`install: which client? one of ${CLIENTS.join(', ')}`);
   if (!(CLIENTS as readonly string[]).includes(clientName)) {
     const near = closest(clientName, CLIENTS);
-    throw usage(`install: unknown client "${clientName}"${near === undefined ? '' : ` (did you mean ${near}?)`}; clients: ${CLIENTS.join(', ')}`);
+    throw usage(
+      `install: unknown client "${clientName}"${near === undefined ? '' : ` (did you mean ${near}?)`}; clients: ${CLIENTS.join(', ')}`,
+    );
   }
   const client = clientName as ClientName;
-  if (extra.length > 0) throw usage(`install: unexpected ${extra.join(' ')}; a command for the server goes after --`);
+  if (extra.length > 0)
+    throw usage(`install: unexpected ${extra.join(' ')}; a command for the server goes after --`);
   const scope = (flags.scope ?? DEFAULT_SCOPE[client]) as Scope;
   if (!SCOPES[client].includes(scope)) {
     throw usage(`install: ${client} has no scope "${flags.scope}"; its scopes: ${SCOPES[client].join(', ')}`);
   }
   const env = environment(flags.env, io.env);
-  const spec = serverSpec(io, { url, tail, dev: flags.dev === true, env, headers: keyValues('install', '--header', flags.header) });
+  const spec = serverSpec(io, {
+    url,
+    tail,
+    dev: flags.dev === true,
+    env,
+    headers: keyValues('install', '--header', flags.header),
+  });
   const name = flags.name ?? defaultName(io.cwd);
-  if (!/^[\w.@-][\w.@ -]*$/.test(name)) throw usage(`install: --name may hold letters, digits, spaces and . _ - @ (got "${name.slice(0, 40)}")`);
+  if (!/^[\w.@-][\w.@ -]*$/.test(name))
+    throw usage(`install: --name may hold letters, digits, spaces and . _ - @ (got "${name.slice(0, 40)}")`);
   const entry = entryFor(client, spec);
   if (typeof entry === 'string') throw usage(`install: ${entry}`);
   const where = hostEnvironment(io.env, io.cwd);
-  const report = install(client, scope, name, entry, where, { force: flags.force === true, dryRun: flags['dry-run'] === true });
+  const report = install(client, scope, name, entry, where, {
+    force: flags.force === true,
+    dryRun: flags['dry-run'] === true,
+  });
   const style = styleFor(io.stdout, io.env);
   if (flags.json) {
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -94,7 +126,8 @@ export async function installCommand(argv: readonly string[], io: Io): Promise<n
   io.stdout.write(`${verb} ${style.bold(report.file)} (${client}, ${scope}): ${style.cyan(name)}\n`);
   io.stdout.write(`${indent(JSON.stringify({ [name]: report.entry }, null, 2))}\n`);
   if (report.backup !== undefined) io.stdout.write(`${style.dim(`backup: ${report.backup}`)}\n`);
-  if (report.action === 'created' || report.action === 'updated') io.stdout.write(`${style.dim(RESTART[client])}\n`);
+  if (report.action === 'created' || report.action === 'updated')
+    io.stdout.write(`${style.dim(RESTART[client])}\n`);
   return 0;
 }
 
@@ -111,7 +144,8 @@ function environment(pairs: readonly string[] | undefined, env: NodeJS.ProcessEn
     if (pair.includes('=')) Object.assign(out, keyValues('install', '--env', [pair]));
     else if (/^\w+$/.test(pair)) {
       const value = env[pair];
-      if (value === undefined) throw usage(`install: --env ${pair}: the variable is not set in this shell; give ${pair}=value`);
+      if (value === undefined)
+        throw usage(`install: --env ${pair}: the variable is not set in this shell; give ${pair}=value`);
       out[pair] = value;
     } else throw usage(`install: --env takes KEY=VALUE or KEY (got "${pair.slice(0, 30)}")`);
   }
@@ -120,18 +154,27 @@ function environment(pairs: readonly string[] | undefined, env: NodeJS.ProcessEn
 
 function serverSpec(
   io: Io,
-  given: { url: string | undefined; tail: string[] | undefined; dev: boolean; env: Record<string, string>; headers: Record<string, string> },
+  given: {
+    url: string | undefined;
+    tail: string[] | undefined;
+    dev: boolean;
+    env: Record<string, string>;
+    headers: Record<string, string>;
+  },
 ): ServerSpec {
   if (given.url !== undefined) {
     if (given.tail !== undefined) throw usage('install: give a URL or a command after --, not both');
-    if (!/^https?:\/\//i.test(given.url) || !URL.canParse(given.url)) throw usage(`install: "${given.url.slice(0, 60)}" is not an http(s) URL`);
-    if (Object.keys(given.env).length > 0) throw usage('install: --env is for a server the client spawns; a URL server takes --header');
+    if (!/^https?:\/\//i.test(given.url) || !URL.canParse(given.url))
+      throw usage(`install: "${given.url.slice(0, 60)}" is not an http(s) URL`);
+    if (Object.keys(given.env).length > 0)
+      throw usage('install: --env is for a server the client spawns; a URL server takes --header');
     return { kind: 'url', url: new URL(given.url).href, headers: given.headers };
   }
   if (Object.keys(given.headers).length > 0) throw usage('install: --header is for a URL server');
   if (given.tail !== undefined) {
     const [command, ...args] = given.tail;
-    if (command === undefined) throw usage('install: nothing after --; give the command that starts the server');
+    if (command === undefined)
+      throw usage('install: nothing after --; give the command that starts the server');
     return { kind: 'command', command, args, env: given.env };
   }
   if (given.dev) {
@@ -153,7 +196,8 @@ function serverSpec(
 function defaultName(cwd: string): string {
   try {
     const manifest = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as { name?: unknown };
-    if (typeof manifest.name === 'string' && manifest.name !== '') return manifest.name.replace(/^@[^/]+\//, '');
+    if (typeof manifest.name === 'string' && manifest.name !== '')
+      return manifest.name.replace(/^@[^/]+\//, '');
   } catch {
     // No package.json: the directory's name.
   }
@@ -178,10 +222,16 @@ export function install(
       text = readFileSync(place.file, 'utf8');
       config = text.trim() === '' ? {} : (JSON.parse(stripJsonComments(text)) as Record<string, unknown>);
     } catch (error) {
-      throw new CliError('CONFIG_INVALID', `install: ${place.file} is not valid JSON (${messageOf(error)}); fix it or move it away, nothing was written`);
+      throw new CliError(
+        'CONFIG_INVALID',
+        `install: ${place.file} is not valid JSON (${messageOf(error)}); fix it or move it away, nothing was written`,
+      );
     }
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new CliError('CONFIG_INVALID', `install: ${place.file} does not hold a JSON object; nothing was written`);
+      throw new CliError(
+        'CONFIG_INVALID',
+        `install: ${place.file} does not hold a JSON object; nothing was written`,
+      );
     }
   }
   let holder: Record<string, unknown> = config;
@@ -189,7 +239,10 @@ export function install(
     const next = holder[step];
     if (next === undefined) holder[step] = {};
     else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-      throw new CliError('CONFIG_INVALID', `install: ${place.file}: "${place.path.slice(0, index + 1).join('.')}" is not an object; nothing was written`);
+      throw new CliError(
+        'CONFIG_INVALID',
+        `install: ${place.file}: "${place.path.slice(0, index + 1).join('.')}" is not an object; nothing was written`,
+      );
     }
     holder = holder[step] as Record<string, unknown>;
   }
@@ -205,7 +258,8 @@ export function install(
       `install: ${place.file} already has a server named "${name}" (${describeEntry(previous)}); pass --force to replace it, or --name to add another`,
     );
   }
-  if (options.dryRun) return { ...base, action: exists ? 'would-update' : 'would-create', replaced: previous !== undefined };
+  if (options.dryRun)
+    return { ...base, action: exists ? 'would-update' : 'would-create', replaced: previous !== undefined };
   holder[name] = entry;
   let backup: string | undefined;
   mkdirSync(dirname(place.file), { recursive: true });
@@ -218,13 +272,20 @@ export function install(
   const temp = `${place.file}.pier-${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode });
   renameSync(temp, place.file);
-  return { ...base, action: exists ? 'updated' : 'created', replaced: previous !== undefined, ...(backup !== undefined && { backup }) };
+  return {
+    ...base,
+    action: exists ? 'updated' : 'created',
+    replaced: previous !== undefined,
+    ...(backup !== undefined && { backup }),
+  };
 }
 
 /** The entry with every environment and header value replaced by asterisks. */
 export function maskEntry(entry: Record<string, unknown>): Record<string, unknown> {
   const mask = (values: unknown) =>
-    Object.fromEntries(Object.keys((values ?? {}) as Record<string, unknown>).map((key) => [key, '********']));
+    Object.fromEntries(
+      Object.keys((values ?? {}) as Record<string, unknown>).map((key) => [key, '********']),
+    );
   return {
     ...entry,
     ...(entry.env !== undefined && { env: mask(entry.env) }),

@@ -12,7 +12,13 @@ export interface Io {
 }
 
 export function processIo(): Io {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }
 
 /** ANSI styles, on only for a terminal and never with `NO_COLOR` (https://no-color.org) or `TERM=dumb`. */
@@ -52,7 +58,11 @@ export function visibleLength(text: string): number {
 }
 
 /** A plain table: a header row, aligned columns, cells already styled. Empty rows print `(none)`. */
-export function table(headers: readonly string[], rows: readonly (readonly string[])[], style: Style): string {
+export function table(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  style: Style,
+): string {
   if (rows.length === 0) return `  ${style.dim('(none)')}\n`;
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => visibleLength(row[column] ?? ''))),

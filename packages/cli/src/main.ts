@@ -48,7 +48,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       const topic = command === 'help' ? rest[0] : undefined;
-      if (topic !== undefined && COMMANDS[topic] !== undefined) return await (COMMANDS[topic] as (a: readonly string[], i: Io) => Promise<number>)(['--help'], io);
+      if (topic !== undefined && COMMANDS[topic] !== undefined)
+        return await (COMMANDS[topic] as (a: readonly string[], i: Io) => Promise<number>)(['--help'], io);
       (command === undefined ? io.stderr : io.stdout).write(HELP);
       return command === undefined ? 2 : 0;
     }
@@ -70,7 +71,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       io.stderr.write(`pier: ${error.message}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`pier: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(
+      `pier: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

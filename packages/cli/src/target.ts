@@ -22,10 +22,16 @@ export const MODERN = '2026-07-28';
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
 /** The target from a command's positionals and `--` tail; a usage error when there is none or two. */
-export function parseTarget(command: string, positional: string | undefined, tail: string[] | undefined): Target {
+export function parseTarget(
+  command: string,
+  positional: string | undefined,
+  tail: string[] | undefined,
+): Target {
   if (tail !== undefined && tail.length > 0) {
     if (positional !== undefined) {
-      throw usage(`${command}: give a URL or a command after --, not both (got "${positional}" and a command)`);
+      throw usage(
+        `${command}: give a URL or a command after --, not both (got "${positional}" and a command)`,
+      );
     }
     const [program = '', ...args] = tail;
     return { kind: 'command', command: program, args };
@@ -106,7 +112,9 @@ export async function connectTarget(target: Target, options: ConnectTargetOption
     });
   } else {
     const env = Object.fromEntries(
-      Object.entries(options.env ?? process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      Object.entries(options.env ?? process.env).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
     );
     const stdio = new StdioClientTransport({
       command: target.command,
@@ -125,7 +133,8 @@ export async function connectTarget(target: Target, options: ConnectTargetOption
   } catch (error) {
     await client.close().catch(() => undefined);
     const where = describeTarget(target);
-    const output = collected.trim() === '' ? '' : `\nthe server wrote on stderr:\n${indent(collected.trim())}`;
+    const output =
+      collected.trim() === '' ? '' : `\nthe server wrote on stderr:\n${indent(collected.trim())}`;
     throw new CliError(
       'CONNECT_FAILED',
       `could not connect to ${where}${options.era === 'auto' ? '' : ` as a ${options.era === '2026' ? MODERN : '2025'} client`}: ${messageOf(error)}${output}`,

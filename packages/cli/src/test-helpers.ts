@@ -13,7 +13,13 @@ export interface Ran {
 /** Runs `pier args…` to its end (killed after `timeoutMs`). */
 export function runPier(
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; onStderr?: (text: string) => void; onSpawn?: (child: ChildProcess) => void } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    onStderr?: (text: string) => void;
+    onSpawn?: (child: ChildProcess) => void;
+  } = {},
 ): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {

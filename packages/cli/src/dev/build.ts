@@ -48,12 +48,20 @@ export async function createBuilder(entry: string, projectRoot: string, color: b
         const inputs = Object.keys(result.metafile?.inputs ?? {})
           .filter((input) => !input.includes('node_modules/') && !input.includes(':'))
           .map((input) => resolve(projectRoot, input));
-        return { ok: true, outfile, inputs, errors: '', warnings: await format(result.warnings, 'warning', color) };
+        return {
+          ok: true,
+          outfile,
+          inputs,
+          errors: '',
+          warnings: await format(result.warnings, 'warning', color),
+        };
       } catch (error) {
         const errors = (error as { errors?: Message[] }).errors ?? [];
         const text = errors.length > 0 ? await format(errors, 'error', color) : String(error);
         // The files of a failed build are still worth watching: the error is in one of them.
-        const inputs = errors.flatMap((message) => (message.location ? [resolve(projectRoot, message.location.file)] : []));
+        const inputs = errors.flatMap((message) =>
+          message.location ? [resolve(projectRoot, message.location.file)] : [],
+        );
         return { ok: false, outfile, inputs, errors: text, warnings: '' };
       }
     },
@@ -79,7 +87,13 @@ function sourceLocation(): Plugin {
           .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
           .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
           .replaceAll('import.meta.filename', JSON.stringify(args.path));
-        const loader = /\.[cm]?tsx?$/.test(args.path) ? (args.path.endsWith('x') ? 'tsx' : 'ts') : args.path.endsWith('x') ? 'jsx' : 'js';
+        const loader = /\.[cm]?tsx?$/.test(args.path)
+          ? args.path.endsWith('x')
+            ? 'tsx'
+            : 'ts'
+          : args.path.endsWith('x')
+            ? 'jsx'
+            : 'js';
         return { contents, loader, resolveDir: dirname(args.path) };
       });
     },

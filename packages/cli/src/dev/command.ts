@@ -43,7 +43,7 @@ export async function devCommand(argv: readonly string[], io: Io): Promise<numbe
     watch: { type: 'string', multiple: true },
     grace: { type: 'string' },
   });
-  if (flags.help) return void io.stdout.write(DEV_HELP), 0;
+  if (flags.help) return (void io.stdout.write(DEV_HELP), 0);
   if (positionals.length > 1) {
     throw usage(`dev: one entry file (got ${positionals.join(', ')}); arguments for the server go after --`);
   }
@@ -70,7 +70,9 @@ function findEntry(cwd: string, given: string | undefined): string {
     const path = join(cwd, candidate);
     if (existsSync(path)) return path;
   }
-  throw usage(`dev: no entry given and none of src/main.ts, src/index.ts, src/server.ts in ${cwd}; pier dev <entry.ts>`);
+  throw usage(
+    `dev: no entry given and none of src/main.ts, src/index.ts, src/server.ts in ${cwd}; pier dev <entry.ts>`,
+  );
 }
 
 function projectRootOf(entry: string): string {
@@ -126,7 +128,8 @@ class DevSession {
     process.once('SIGTERM', onSignal);
     try {
       this.#builder = await createBuilder(this.#options.entry, this.#options.projectRoot, this.#style.on);
-      if (this.#options.typecheck) this.#checker = createTypeChecker(this.#options.projectRoot, this.#style.on);
+      if (this.#options.typecheck)
+        this.#checker = createTypeChecker(this.#options.projectRoot, this.#style.on);
       this.#watcher = new SourceWatcher(() => this.#schedule());
       this.#say(`building ${shortPath(this.#options.projectRoot, this.#options.entry)}`);
       await this.#start();
@@ -219,7 +222,11 @@ class DevSession {
       );
       void this.#checkTypes(this.#inputs).then((result) => {
         if (result !== undefined && result.errorCount > 0) {
-          this.#say(this.#style.yellow(`type errors (the server runs; the next reload waits for them to be fixed):\n${result.text}`));
+          this.#say(
+            this.#style.yellow(
+              `type errors (the server runs; the next reload waits for them to be fixed):\n${result.text}`,
+            ),
+          );
         }
       });
     } catch (error) {
@@ -260,7 +267,9 @@ class DevSession {
       this.#relay?.exited(server, why);
       if (this.#current === server && !this.#stopping && !server.stopping) {
         this.#current = undefined;
-        this.#say(this.#style.red(`the server exited (${why}); pier dev starts it again when a file changes`));
+        this.#say(
+          this.#style.red(`the server exited (${why}); pier dev starts it again when a file changes`),
+        );
       }
     });
     return server;
@@ -295,14 +304,20 @@ class DevSession {
     const types = await this.#checkTypes(this.#inputs);
     if (types !== undefined && types.errorCount > 0) {
       this.#io.stderr.write(types.text);
-      return this.#say(this.#style.red(`${types.errorCount} type error${types.errorCount === 1 ? '' : 's'}; ${keep}`));
+      return this.#say(
+        this.#style.red(`${types.errorCount} type error${types.errorCount === 1 ? '' : 's'}; ${keep}`),
+      );
     }
     if (this.#stopping) return;
     const old = this.#current;
     const next = this.#spawn(built);
     let transport: Transport;
     try {
-      transport = await withTimeout(next.ready, 20_000, 'the new server did not say it was listening within 20 s');
+      transport = await withTimeout(
+        next.ready,
+        20_000,
+        'the new server did not say it was listening within 20 s',
+      );
     } catch (error) {
       void next.kill();
       return this.#say(this.#style.red(`${messageOf(error)}; ${keep}`));
@@ -320,7 +335,9 @@ class DevSession {
           detail = [
             added.length > 0 ? `tools added: ${added.join(', ')}` : '',
             removed.length > 0 ? `tools removed: ${removed.join(', ')}` : '',
-            report.changed.length > 0 ? `sent ${report.changed.map((m) => m.replace('notifications/', '')).join(', ')}` : '',
+            report.changed.length > 0
+              ? `sent ${report.changed.map((m) => m.replace('notifications/', '')).join(', ')}`
+              : '',
           ]
             .filter(Boolean)
             .join('; ');
@@ -333,7 +350,9 @@ class DevSession {
     this.#current = next;
     this.#transport = transport;
     if (old !== undefined) void old.stop(this.#options.graceMs);
-    this.#say(`${this.#style.green('reloaded')} in ${Date.now() - started} ms${detail === '' ? '' : ` (${detail})`}`);
+    this.#say(
+      `${this.#style.green('reloaded')} in ${Date.now() - started} ms${detail === '' ? '' : ` (${detail})`}`,
+    );
   }
 
   async #shutdown(code: number): Promise<void> {

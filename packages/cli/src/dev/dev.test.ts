@@ -26,7 +26,8 @@ const stderrOf: string[] = [];
 async function until(check: () => boolean, what: string, ms = 45_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; pier dev said:\n${stderrOf.join('')}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}; pier dev said:\n${stderrOf.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -35,13 +36,22 @@ it.each(['2025', '2026'] as const)('over stdio a %s client stays connected acros
   const dir = project(`stdio-${era}`);
   const tools = join(dir, 'src', 'tools.ts');
   const original = readFileSync(tools, 'utf8');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'dev'], cwd: dir, stderr: 'pipe', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'dev'],
+    cwd: dir,
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+  });
   let said = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     said += chunk.toString();
     stderrOf.push(chunk.toString());
   });
-  const client = new Client({ name: 'dev-test', version: '1.0.0' }, era === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const client = new Client(
+    { name: 'dev-test', version: '1.0.0' },
+    era === '2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const seen: string[] = [];
   client.fallbackNotificationHandler = async (n) => {
     seen.push(n.method);
@@ -52,17 +62,24 @@ it.each(['2025', '2026'] as const)('over stdio a %s client stays connected acros
   // The first type check warms up in the background; wait for it so the reload below is not queued behind it.
   await until(() => said.includes('ready in'), 'the first start');
 
-  writeFileSync(tools, original.replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];"));
+  writeFileSync(
+    tools,
+    original.replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];"),
+  );
   await until(() => seen.includes('notifications/tools/list_changed'), 'tools/list_changed');
   expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'bye']);
-  expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([{ type: 'text', text: 'Bye!' }]);
+  expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([
+    { type: 'text', text: 'Bye!' },
+  ]);
   expect(said).toMatch(/reloaded in \d+ ms \(tools added: bye; sent tools\/list_changed\)/);
 
   // A type error: reported, and the last good server keeps answering.
   writeFileSync(tools, `${original}\nexport const broken: number = 'text';\n`);
   await until(() => /1 type error; keeping the last good server/.test(said), 'the type error');
   expect(said).toMatch(/TS2322/);
-  expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([{ type: 'text', text: 'Bye!' }]);
+  expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([
+    { type: 'text', text: 'Bye!' },
+  ]);
 
   await client.close();
 });
@@ -84,14 +101,25 @@ it('over HTTP the port stays the same and the new code answers', async () => {
   });
   await until(() => /serving (http:\/\/[^\s;]+)/.test(said), 'the URL');
   const url = /serving (http:\/\/[^\s;]+)/.exec(said)?.[1] ?? '';
-  const client = new Client({ name: 'dev-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'dev-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello']);
-  writeFileSync(tools, readFileSync(tools, 'utf8').replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];"));
+  writeFileSync(
+    tools,
+    readFileSync(tools, 'utf8').replace(
+      '];',
+      "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];",
+    ),
+  );
   await until(() => said.includes('reloaded'), 'the reload');
   // Same client, same URL: no reconnect.
   expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'bye']);
-  expect(said.match(/listening transport=streamable-http url=(\S+)/g)?.every((line) => line.endsWith(url))).toBe(true);
+  expect(
+    said.match(/listening transport=streamable-http url=(\S+)/g)?.every((line) => line.endsWith(url)),
+  ).toBe(true);
   await client.close();
   // Ctrl-C stops pier dev and its server; it exits 0.
   pier?.kill('SIGINT');

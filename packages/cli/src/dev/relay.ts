@@ -33,10 +33,34 @@ export interface RelayServer {
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const LIST_KINDS = [
-  { method: 'tools/list', key: 'tools', changed: 'notifications/tools/list_changed', filter: 'toolsListChanged', capability: 'tools' },
-  { method: 'prompts/list', key: 'prompts', changed: 'notifications/prompts/list_changed', filter: 'promptsListChanged', capability: 'prompts' },
-  { method: 'resources/list', key: 'resources', changed: 'notifications/resources/list_changed', filter: 'resourcesListChanged', capability: 'resources' },
-  { method: 'resources/templates/list', key: 'resourceTemplates', changed: 'notifications/resources/list_changed', filter: 'resourcesListChanged', capability: 'resources' },
+  {
+    method: 'tools/list',
+    key: 'tools',
+    changed: 'notifications/tools/list_changed',
+    filter: 'toolsListChanged',
+    capability: 'tools',
+  },
+  {
+    method: 'prompts/list',
+    key: 'prompts',
+    changed: 'notifications/prompts/list_changed',
+    filter: 'promptsListChanged',
+    capability: 'prompts',
+  },
+  {
+    method: 'resources/list',
+    key: 'resources',
+    changed: 'notifications/resources/list_changed',
+    filter: 'resourcesListChanged',
+    capability: 'resources',
+  },
+  {
+    method: 'resources/templates/list',
+    key: 'resourceTemplates',
+    changed: 'notifications/resources/list_changed',
+    filter: 'resourcesListChanged',
+    capability: 'resources',
+  },
 ] as const;
 
 export interface SwapReport {
@@ -119,7 +143,9 @@ export class StdioRelay {
       throw error;
     }
     const [before, after] = await Promise.all([
-      old === undefined || old.exited ? Promise.resolve(undefined) : this.#lists(old, timeoutMs).catch(() => undefined),
+      old === undefined || old.exited
+        ? Promise.resolve(undefined)
+        : this.#lists(old, timeoutMs).catch(() => undefined),
       this.#lists(state, timeoutMs).catch(() => undefined),
     ]);
     this.#current = state;
@@ -154,17 +180,31 @@ export class StdioRelay {
       // An open listen stream stays the client's: the next server takes it over.
       if (this.#listens.has(id)) continue;
       this.#owner.delete(id);
-      this.#toClient({ jsonrpc: '2.0', id: parseId(id), error: { code: -32603, message: `the server exited (${why}) before answering; pier dev restarts it when a file changes` } });
+      this.#toClient({
+        jsonrpc: '2.0',
+        id: parseId(id),
+        error: {
+          code: -32603,
+          message: `the server exited (${why}) before answering; pier dev restarts it when a file changes`,
+        },
+      });
     }
     state.owed.clear();
-    for (const waiter of state.internal.values()) waiter.resolve({ jsonrpc: '2.0', error: { code: -32603, message: 'exited' } });
+    for (const waiter of state.internal.values())
+      waiter.resolve({ jsonrpc: '2.0', error: { code: -32603, message: 'exited' } });
     state.internal.clear();
     this.#servers.delete(state);
     this.#states.delete(server);
   }
 
   #track(server: RelayServer): ServerState {
-    const state: ServerState = { server, owed: new Set(), internal: new Map(), retired: false, exited: false };
+    const state: ServerState = {
+      server,
+      owed: new Set(),
+      internal: new Map(),
+      retired: false,
+      exited: false,
+    };
     this.#servers.add(state);
     this.#states.set(server, state);
     server.onMessage((message) => this.#fromServer(state, message));
@@ -183,7 +223,11 @@ export class StdioRelay {
       try {
         message = JSON.parse(line) as JsonRpc;
       } catch {
-        this.#toClient({ jsonrpc: '2.0', id: null as unknown as string, error: { code: -32700, message: 'Parse error' } });
+        this.#toClient({
+          jsonrpc: '2.0',
+          id: null as unknown as string,
+          error: { code: -32700, message: 'Parse error' },
+        });
         continue;
       }
       if (this.#held !== undefined && this.#current === undefined) {
@@ -198,15 +242,20 @@ export class StdioRelay {
   /** Remembers what a new server must be told. */
   #note(message: JsonRpc): void {
     const { method, params } = message;
-    if (method !== undefined && this.#era === undefined) this.#era = method === 'initialize' ? '2025' : '2026';
+    if (method !== undefined && this.#era === undefined)
+      this.#era = method === 'initialize' ? '2025' : '2026';
     if (method === 'initialize') this.#initialize = message;
     if (method === 'notifications/initialized') this.#initialized = true;
     if (method === 'logging/setLevel') this.#logLevel = params;
-    if (method === 'resources/subscribe' && typeof params?.uri === 'string') this.#subscriptions.add(params.uri);
-    if (method === 'resources/unsubscribe' && typeof params?.uri === 'string') this.#subscriptions.delete(params.uri);
+    if (method === 'resources/subscribe' && typeof params?.uri === 'string')
+      this.#subscriptions.add(params.uri);
+    if (method === 'resources/unsubscribe' && typeof params?.uri === 'string')
+      this.#subscriptions.delete(params.uri);
     const meta = params?._meta as Record<string, unknown> | undefined;
     if (meta !== undefined && method !== undefined && message.id !== undefined) {
-      const envelope = Object.fromEntries(Object.entries(meta).filter(([key]) => key.startsWith(ENVELOPE_PREFIX) && key !== SUBSCRIPTION_ID));
+      const envelope = Object.fromEntries(
+        Object.entries(meta).filter(([key]) => key.startsWith(ENVELOPE_PREFIX) && key !== SUBSCRIPTION_ID),
+      );
       if (Object.keys(envelope).length > 0) this.#envelope = envelope;
     }
   }
@@ -237,7 +286,14 @@ export class StdioRelay {
     const state = this.#current;
     if (state === undefined) {
       if (id !== undefined) {
-        this.#toClient({ jsonrpc: '2.0', id, error: { code: -32603, message: 'no server is running: fix the error and save; pier dev reloads on change' } });
+        this.#toClient({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: -32603,
+            message: 'no server is running: fix the error and save; pier dev reloads on change',
+          },
+        });
       }
       return;
     }
@@ -263,7 +319,10 @@ export class StdioRelay {
       const listen = this.#listens.get(k);
       if (listen !== undefined) {
         // A listen stream ends on the server that holds it now; an old server's goodbye is dropped.
-        if (listen.owner !== state) return this.#endIfDone(state);
+        if (listen.owner !== state) {
+          this.#endIfDone(state);
+          return;
+        }
         this.#listens.delete(k);
       }
       if (this.#owner.get(k) === state) this.#owner.delete(k);
@@ -278,11 +337,23 @@ export class StdioRelay {
       this.#toClient({ ...message, id: relayId });
       return;
     }
-    if (method === 'notifications/subscriptions/acknowledged' || (message.params?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID] !== undefined) {
-      const subscription = (message.params?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID] ?? message.params?.subscriptionId;
-      const listen = subscription === undefined ? undefined : this.#listens.get(key(subscription as string | number));
+    if (
+      method === 'notifications/subscriptions/acknowledged' ||
+      (message.params?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID] !== undefined
+    ) {
+      const subscription =
+        (message.params?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID] ??
+        message.params?.subscriptionId;
+      const listen =
+        subscription === undefined ? undefined : this.#listens.get(key(subscription as string | number));
       // A re-opened stream is acknowledged again by the new server: the client already was.
-      if (method === 'notifications/subscriptions/acknowledged' && listen !== undefined && listen.owner === state && this.#ackedBefore(listen)) return;
+      if (
+        method === 'notifications/subscriptions/acknowledged' &&
+        listen !== undefined &&
+        listen.owner === state &&
+        this.#ackedBefore(listen)
+      )
+        return;
       if (listen !== undefined && listen.owner !== state) return;
     }
     if (state.retired && method?.endsWith('/list_changed')) return;
@@ -307,10 +378,13 @@ export class StdioRelay {
   async #replay(state: ServerState, timeoutMs: number): Promise<void> {
     if (this.#era === '2025' && this.#initialize !== undefined) {
       const answer = await this.#request(state, 'initialize', this.#initialize.params ?? {}, timeoutMs);
-      if (answer.error !== undefined) throw new Error(`the new server refused the client's initialize: ${answer.error.message}`);
+      if (answer.error !== undefined)
+        throw new Error(`the new server refused the client's initialize: ${answer.error.message}`);
       if (this.#initialized) state.server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      if (this.#logLevel !== undefined) await this.#request(state, 'logging/setLevel', this.#logLevel, timeoutMs);
-      for (const uri of this.#subscriptions) await this.#request(state, 'resources/subscribe', { uri }, timeoutMs);
+      if (this.#logLevel !== undefined)
+        await this.#request(state, 'logging/setLevel', this.#logLevel, timeoutMs);
+      for (const uri of this.#subscriptions)
+        await this.#request(state, 'resources/subscribe', { uri }, timeoutMs);
       return;
     }
     // 2026-07-28 (or a client that has said nothing yet): server/discover proves the server answers.
@@ -320,12 +394,20 @@ export class StdioRelay {
     }
   }
 
-  #request(state: ServerState, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<JsonRpc> {
+  #request(
+    state: ServerState,
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<JsonRpc> {
     const id = `pier-dev:${this.#nextInternal++}`;
     const withEnvelope =
       this.#era === '2025' || method === 'initialize'
         ? params
-        : { ...params, _meta: { ...this.#envelope, ...(params._meta as Record<string, unknown> | undefined) } };
+        : {
+            ...params,
+            _meta: { ...this.#envelope, ...(params._meta as Record<string, unknown> | undefined) },
+          };
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         state.internal.delete(id);
@@ -334,7 +416,8 @@ export class StdioRelay {
       state.internal.set(id, {
         resolve: (message) => {
           clearTimeout(timer);
-          if (message.error?.message === 'exited' && state.exited) reject(new Error(`the server exited during ${method}`));
+          if (message.error?.message === 'exited' && state.exited)
+            reject(new Error(`the server exited during ${method}`));
           else resolve(message);
         },
       });
@@ -349,7 +432,12 @@ export class StdioRelay {
       const items = new Map<string, string>();
       let cursor: string | undefined;
       for (let page = 0; page < 20; page++) {
-        const answer = await this.#request(state, kind.method, cursor === undefined ? {} : { cursor }, timeoutMs);
+        const answer = await this.#request(
+          state,
+          kind.method,
+          cursor === undefined ? {} : { cursor },
+          timeoutMs,
+        );
         if (answer.error !== undefined || answer.result === undefined) break;
         for (const item of (answer.result[kind.key] as Record<string, unknown>[] | undefined) ?? []) {
           const name = String(item.name ?? item.uri ?? item.uriTemplate);
@@ -363,7 +451,10 @@ export class StdioRelay {
     return lists;
   }
 
-  #announce(before: Map<string, Map<string, string>> | undefined, after: Map<string, Map<string, string>> | undefined): SwapReport {
+  #announce(
+    before: Map<string, Map<string, string>> | undefined,
+    after: Map<string, Map<string, string>> | undefined,
+  ): SwapReport {
     const changed = new Set<string>();
     const tools = { added: [] as string[], removed: [] as string[] };
     if (before === undefined || after === undefined) {
@@ -384,7 +475,9 @@ export class StdioRelay {
       if (this.#era === '2026') {
         const filter = LIST_KINDS.find((kind) => kind.changed === method)?.filter ?? '';
         for (const [id, listen] of this.#listens) {
-          const wanted = (listen.message.params?.notifications as Record<string, unknown> | undefined)?.[filter];
+          const wanted = (listen.message.params?.notifications as Record<string, unknown> | undefined)?.[
+            filter
+          ];
           if (wanted === true) {
             this.#toClient({ jsonrpc: '2.0', method, params: { _meta: { [SUBSCRIPTION_ID]: parseId(id) } } });
           }

@@ -73,8 +73,14 @@ export class ServerProcess implements RelayServer {
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.#read(chunk));
     // A server whose log level hides the `listening` line still opens its socket through the primary.
     this.worker.on('listening', (address) => {
-      const host = address.address === null || address.address === undefined || address.address === '' ? '127.0.0.1' : address.address;
-      resolveReady({ kind: 'http', url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/mcp` });
+      const host =
+        address.address === null || address.address === undefined || address.address === ''
+          ? '127.0.0.1'
+          : address.address;
+      resolveReady({
+        kind: 'http',
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/mcp`,
+      });
     });
     this.exited = new Promise((resolve) => {
       this.worker.on('exit', (code, signal) => {
@@ -154,7 +160,9 @@ export class ServerProcess implements RelayServer {
         message = JSON.parse(line) as JsonRpc;
       } catch {
         // Not protocol: a stray console.log in the server. It must not reach the client's stdout.
-        process.stderr.write(`pier dev: the server wrote a non-protocol line on stdout (use stderr for logs): ${line.slice(0, 200)}\n`);
+        process.stderr.write(
+          `pier dev: the server wrote a non-protocol line on stdout (use stderr for logs): ${line.slice(0, 200)}\n`,
+        );
         continue;
       }
       for (const listener of this.#listeners) listener(message);

@@ -34,7 +34,11 @@ if (ts === undefined) {
 
 function createChecker(ts: typeof TS): (files: string[]) => { errorCount: number; text: string } {
   const configPath = ts.findConfigFile(projectRoot, ts.sys.fileExists, 'tsconfig.json');
-  let options: TS.CompilerOptions = { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext };
+  let options: TS.CompilerOptions = {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+  };
   let configErrors: readonly TS.Diagnostic[] = [];
   if (configPath !== undefined) {
     const read = ts.readConfigFile(configPath, ts.sys.readFile);
@@ -42,7 +46,14 @@ function createChecker(ts: typeof TS): (files: string[]) => { errorCount: number
     options = parsed.options;
     configErrors = read.error === undefined ? parsed.errors : [read.error];
   }
-  options = { ...options, noEmit: true, incremental: false, composite: false, declaration: false, emitDeclarationOnly: false };
+  options = {
+    ...options,
+    noEmit: true,
+    incremental: false,
+    composite: false,
+    declaration: false,
+    emitDeclarationOnly: false,
+  };
   const host = ts.createCompilerHost(options, true);
   const cache = new Map<string, { version: string; file: TS.SourceFile }>();
   const immutable = (path: string) => path.includes('/node_modules/');

@@ -38,13 +38,16 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<nu
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
-  if (flags.help) return void io.stdout.write(DOCTOR_HELP), 0;
+  if (flags.help) return (void io.stdout.write(DOCTOR_HELP), 0);
   const [given, ...extra] = positionals;
   if (given === undefined) throw usage('doctor: which server? pier doctor https://example.com/mcp');
   if (extra.length > 0) throw usage(`doctor: one URL (got ${positionals.join(' ')})`);
-  if (!/^https?:\/\//i.test(given) || !URL.canParse(given)) throw usage(`doctor: "${given.slice(0, 60)}" is not an http(s) URL`);
+  if (!/^https?:\/\//i.test(given) || !URL.canParse(given))
+    throw usage(`doctor: "${given.slice(0, 60)}" is not an http(s) URL`);
   if (flags.origin !== undefined && !/^https?:\/\/[^/]+$/.test(flags.origin)) {
-    throw usage(`doctor: --origin is a scheme and host, such as https://claude.ai (got "${flags.origin.slice(0, 60)}")`);
+    throw usage(
+      `doctor: --origin is a scheme and host, such as https://claude.ai (got "${flags.origin.slice(0, 60)}")`,
+    );
   }
   const timeoutMs = milliseconds('doctor', 'timeout', flags.timeout, 300_000);
   const err = styleFor(io.stderr, io.env);
@@ -75,14 +78,25 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<nu
 }
 
 function render(report: DoctorReport, style: ReturnType<typeof styleFor>): string {
-  const marks = { pass: style.green('✓'), fail: style.red('✗'), warn: style.yellow('!'), skip: style.dim('-') };
+  const marks = {
+    pass: style.green('✓'),
+    fail: style.red('✗'),
+    warn: style.yellow('!'),
+    skip: style.dim('-'),
+  };
   const out = [`${style.bold('pier doctor')} ${report.url}`, ''];
   for (const step of report.steps) {
-    out.push(`${marks[step.status]} ${step.status === 'skip' ? style.dim(step.title) : step.title} ${style.dim(`[${step.id}]`)}`);
+    out.push(
+      `${marks[step.status]} ${step.status === 'skip' ? style.dim(step.title) : step.title} ${style.dim(`[${step.id}]`)}`,
+    );
     for (const line of step.evidence) out.push(`    ${style.dim(line)}`);
-    if (step.fix !== undefined && (step.status === 'fail' || step.status === 'warn')) out.push(`    ${style.bold('fix:')} ${step.fix}`);
+    if (step.fix !== undefined && (step.status === 'fail' || step.status === 'warn'))
+      out.push(`    ${style.bold('fix:')} ${step.fix}`);
   }
   const failed = report.steps.filter((s) => s.status === 'fail').map((s) => s.id);
-  out.push('', failed.length === 0 ? style.green('No step failed.') : style.red(`Failed: ${failed.join(', ')}`));
+  out.push(
+    '',
+    failed.length === 0 ? style.green('No step failed.') : style.red(`Failed: ${failed.join(', ')}`),
+  );
   return `${out.join('\n')}\n`;
 }

@@ -25,14 +25,20 @@ afterAll(async () => {
   await Promise.all([...fakes.values()].map((fake) => fake.close()));
 });
 
-async function doctorJson(url: string, extra: string[] = []): Promise<{ code: number | null; report: DoctorReport }> {
+async function doctorJson(
+  url: string,
+  extra: string[] = [],
+): Promise<{ code: number | null; report: DoctorReport }> {
   const ran = await runPier(['doctor', url, '--json', ...extra]);
   return { code: ran.code, report: JSON.parse(ran.stdout) as DoctorReport };
 }
 
 describe('a server broken in one way', () => {
   it.each(FLAWS)('%s: the doctor fails step %s and exits 1', async (flaw, step) => {
-    const { code, report } = await doctorJson(fakes.get(flaw)?.url ?? '', flaw === 'cors-refuses' ? ['--origin', 'https://claude.ai'] : []);
+    const { code, report } = await doctorJson(
+      fakes.get(flaw)?.url ?? '',
+      flaw === 'cors-refuses' ? ['--origin', 'https://claude.ai'] : [],
+    );
     expect(code).toBe(1);
     const failed = report.steps.filter((s) => s.status === 'fail').map((s) => s.id);
     expect(failed[0]).toBe(step);
@@ -42,11 +48,24 @@ describe('a server broken in one way', () => {
   });
 
   it('the same server without the flaw passes every step it can check without signing in', async () => {
-    const { code, report } = await doctorJson(fakes.get('none')?.url ?? '', ['--origin', 'https://claude.ai']);
+    const { code, report } = await doctorJson(fakes.get('none')?.url ?? '', [
+      '--origin',
+      'https://claude.ai',
+    ]);
     expect(report.steps.filter((s) => s.status === 'fail')).toEqual([]);
     expect(code).toBe(0);
     expect(report.steps.filter((s) => s.status === 'pass').map((s) => s.id)).toEqual(
-      expect.arrayContaining(['reach', 'cors', 'challenge', 'prm', 'prm-resource', 'as-metadata', 'pkce', 'registration', 'scopes']),
+      expect.arrayContaining([
+        'reach',
+        'cors',
+        'challenge',
+        'prm',
+        'prm-resource',
+        'as-metadata',
+        'pkce',
+        'registration',
+        'scopes',
+      ]),
     );
   });
 

@@ -29,8 +29,16 @@ export async function doctor(url: URL, options: DoctorOptions = {}): Promise<Doc
       body: JSON.stringify(initialize(LEGACY_VERSIONS[0] ?? '2025-11-25')),
     });
   } catch (error) {
-    steps.add('reach', 'fail', [`POST ${target}: ${messageOf(error)}`], 'Is the server running, and at this URL? Hosted clients need a public https URL; a tunnel (cloudflared, ngrok) works for testing.');
-    steps.skip(['era-2025', 'era-2026', 'content-type', 'cors', 'challenge', ...AUTH_STEPS, ...LOGIN_STEPS], 'the server could not be reached');
+    steps.add(
+      'reach',
+      'fail',
+      [`POST ${target}: ${messageOf(error)}`],
+      'Is the server running, and at this URL? Hosted clients need a public https URL; a tunnel (cloudflared, ngrok) works for testing.',
+    );
+    steps.skip(
+      ['era-2025', 'era-2026', 'content-type', 'cors', 'challenge', ...AUTH_STEPS, ...LOGIN_STEPS],
+      'the server could not be reached',
+    );
     return finish(target, steps);
   }
   steps.add('reach', 'pass', [`POST ${target} → ${first.status}`]);
@@ -39,9 +47,19 @@ export async function doctor(url: URL, options: DoctorOptions = {}): Promise<Doc
   // Content types: a 2xx MCP answer is JSON or SSE; a 4xx should be JSON too (clients show it).
   const type = first.headers.get('content-type') ?? '(none)';
   if (first.status < 300 && !/application\/json|text\/event-stream/.test(type)) {
-    steps.add('content-type', 'fail', [`POST → ${first.status}, Content-Type: ${type}`], 'Answer MCP POSTs with application/json or text/event-stream (streamable HTTP).');
+    steps.add(
+      'content-type',
+      'fail',
+      [`POST → ${first.status}, Content-Type: ${type}`],
+      'Answer MCP POSTs with application/json or text/event-stream (streamable HTTP).',
+    );
   } else if (first.status >= 400 && first.status !== 401 && first.status !== 403) {
-    steps.add('content-type', 'fail', [`POST initialize → ${first.status} ${type}: ${short(first.text)}`], 'The MCP endpoint should accept a POST with Accept: application/json, text/event-stream; check the path (usually /mcp).');
+    steps.add(
+      'content-type',
+      'fail',
+      [`POST initialize → ${first.status} ${type}: ${short(first.text)}`],
+      'The MCP endpoint should accept a POST with Accept: application/json, text/event-stream; check the path (usually /mcp).',
+    );
   } else {
     steps.add('content-type', 'pass', [`POST → ${first.status}, Content-Type: ${type}`]);
   }
@@ -50,7 +68,10 @@ export async function doctor(url: URL, options: DoctorOptions = {}): Promise<Doc
 
   let token: string | undefined;
   if (!needsAuth) {
-    steps.skip(['challenge', ...AUTH_STEPS, ...LOGIN_STEPS], 'the server asks for no token: clients connect without signing in');
+    steps.skip(
+      ['challenge', ...AUTH_STEPS, ...LOGIN_STEPS],
+      'the server asks for no token: clients connect without signing in',
+    );
   } else {
     progress('reading the authorization metadata');
     const discovered = await checkDiscovery(steps, url, first);
@@ -65,7 +86,12 @@ export async function doctor(url: URL, options: DoctorOptions = {}): Promise<Doc
         token = result.accessToken;
         steps.add('login', 'pass', result.evidence);
       } catch (error) {
-        steps.add('login', 'fail', [messageOf(error)], 'See the authorization server log for the refused request; the evidence names the endpoint that answered.');
+        steps.add(
+          'login',
+          'fail',
+          [messageOf(error)],
+          'See the authorization server log for the refused request; the evidence names the endpoint that answered.',
+        );
         steps.skip(['authenticated', 'audience'], 'no token');
       }
     }
@@ -104,18 +130,39 @@ export async function doctor(url: URL, options: DoctorOptions = {}): Promise<Doc
   }
   if (token !== undefined) {
     const both = eraResults['2025'] !== undefined && eraResults['2026'] !== undefined;
-    steps.add('authenticated', both ? 'pass' : 'fail', Object.entries(eraResults).map(([era, text]) => `${era}: ${text ?? 'failed'}`), both ? undefined : 'The server refused the token it asked for: see the era steps for its answer, and the server log for why.');
+    steps.add(
+      'authenticated',
+      both ? 'pass' : 'fail',
+      Object.entries(eraResults).map(([era, text]) => `${era}: ${text ?? 'failed'}`),
+      both
+        ? undefined
+        : 'The server refused the token it asked for: see the era steps for its answer, and the server log for why.',
+    );
     checkAudience(steps, token, discovered(steps), both);
   }
   return finish(target, steps);
 }
 
 function discovered(steps: Steps): string {
-  return steps.list.find((s) => s.id === 'prm-resource')?.evidence.find((e) => e.startsWith('resource: '))?.slice(10) ?? '';
+  return (
+    steps.list
+      .find((s) => s.id === 'prm-resource')
+      ?.evidence.find((e) => e.startsWith('resource: '))
+      ?.slice(10) ?? ''
+  );
 }
 
 function finish(url: string, steps: Steps): DoctorReport {
-  const order = ['reach', 'era-2025', 'era-2026', 'content-type', 'cors', 'challenge', ...AUTH_STEPS, ...LOGIN_STEPS];
+  const order = [
+    'reach',
+    'era-2025',
+    'era-2026',
+    'content-type',
+    'cors',
+    'challenge',
+    ...AUTH_STEPS,
+    ...LOGIN_STEPS,
+  ];
   const sorted = [...steps.list].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return { url, ok: !steps.failed, steps: sorted };
 }
@@ -129,56 +176,85 @@ function initialize(protocolVersion: string) {
   };
 }
 
-async function checkCors(steps: Steps, url: string, origin: string | undefined, needsAuth: boolean): Promise<void> {
+async function checkCors(
+  steps: Steps,
+  url: string,
+  origin: string | undefined,
+  needsAuth: boolean,
+): Promise<void> {
   const asked = origin ?? 'https://claude.ai';
   const wanted = ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
   let preflight: Seen;
   try {
     preflight = await request(url, {
       method: 'OPTIONS',
-      headers: { origin: asked, 'access-control-request-method': 'POST', 'access-control-request-headers': wanted.join(',') },
+      headers: {
+        origin: asked,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': wanted.join(','),
+      },
     });
   } catch (error) {
     steps.add('cors', 'fail', [`OPTIONS ${url}: ${messageOf(error)}`]);
     return;
   }
   const allowOrigin = preflight.headers.get('access-control-allow-origin');
-  const evidence = [`OPTIONS with Origin: ${asked} → ${preflight.status}, Access-Control-Allow-Origin: ${allowOrigin ?? '(none)'}`];
+  const evidence = [
+    `OPTIONS with Origin: ${asked} → ${preflight.status}, Access-Control-Allow-Origin: ${allowOrigin ?? '(none)'}`,
+  ];
   if (allowOrigin === null) {
     const fix = `Enable CORS for ${asked} on the MCP endpoint (Pier: httpTransport({ cors: { origins: ['${asked}'] } })).`;
     // No CORS at all only matters to clients that run in a browser; hosted clients call from their servers.
     if (origin === undefined) {
-      evidence.push('no CORS: browser-based clients (web inspectors, in-page agents) cannot connect; clients that connect from their servers, like claude.ai, are not affected');
+      evidence.push(
+        'no CORS: browser-based clients (web inspectors, in-page agents) cannot connect; clients that connect from their servers, like claude.ai, are not affected',
+      );
       steps.add('cors', 'warn', evidence, fix);
     } else steps.add('cors', 'fail', evidence, fix);
     return;
   }
   const problems: string[] = [];
-  if (allowOrigin !== '*' && allowOrigin !== asked) problems.push(`the origin allowed is ${allowOrigin}, not ${asked}`);
+  if (allowOrigin !== '*' && allowOrigin !== asked)
+    problems.push(`the origin allowed is ${allowOrigin}, not ${asked}`);
   const allowHeaders = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase();
   const missing = wanted.filter((h) => allowHeaders !== '*' && !allowHeaders.split(/\s*,\s*/).includes(h));
   if (missing.length > 0) problems.push(`Access-Control-Allow-Headers lacks ${missing.join(', ')}`);
   const allowMethods = (preflight.headers.get('access-control-allow-methods') ?? '').toUpperCase();
-  if (allowMethods !== '' && allowMethods !== '*' && !allowMethods.includes('POST')) problems.push('Access-Control-Allow-Methods lacks POST');
+  if (allowMethods !== '' && allowMethods !== '*' && !allowMethods.includes('POST'))
+    problems.push('Access-Control-Allow-Methods lacks POST');
   if (problems.length === 0) {
     try {
       const post = await request(url, {
         method: 'POST',
-        headers: { origin: asked, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        headers: {
+          origin: asked,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(initialize(LEGACY_VERSIONS[0] ?? '2025-11-25')),
       });
       const expose = (post.headers.get('access-control-expose-headers') ?? '').toLowerCase();
-      evidence.push(`POST with Origin → ${post.status}, Access-Control-Expose-Headers: ${expose || '(none)'}`);
-      if (post.headers.get('access-control-allow-origin') === null) problems.push('the POST itself carries no Access-Control-Allow-Origin');
+      evidence.push(
+        `POST with Origin → ${post.status}, Access-Control-Expose-Headers: ${expose || '(none)'}`,
+      );
+      if (post.headers.get('access-control-allow-origin') === null)
+        problems.push('the POST itself carries no Access-Control-Allow-Origin');
       for (const header of ['mcp-session-id', ...(needsAuth ? ['www-authenticate'] : [])]) {
-        if (expose !== '*' && !expose.includes(header)) problems.push(`Access-Control-Expose-Headers lacks ${header}`);
+        if (expose !== '*' && !expose.includes(header))
+          problems.push(`Access-Control-Expose-Headers lacks ${header}`);
       }
     } catch (error) {
       problems.push(`POST with Origin failed: ${messageOf(error)}`);
     }
   }
   if (problems.length === 0) steps.add('cors', 'pass', evidence);
-  else steps.add('cors', 'fail', [...evidence, ...problems], `Allow ${asked}, the headers ${wanted.join(', ')}, and expose Mcp-Session-Id${needsAuth ? ' and WWW-Authenticate' : ''}.`);
+  else
+    steps.add(
+      'cors',
+      'fail',
+      [...evidence, ...problems],
+      `Allow ${asked}, the headers ${wanted.join(', ')}, and expose Mcp-Session-Id${needsAuth ? ' and WWW-Authenticate' : ''}.`,
+    );
 }
 
 /** What discovery found, for the sign-in. */
@@ -193,17 +269,34 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
   const header = first.headers.get('www-authenticate') ?? '';
   const params = wwwAuthenticateParams(header);
   if (!/^bearer\b/i.test(header.trim())) {
-    steps.add('challenge', 'fail', [`401 with WWW-Authenticate: ${header || '(none)'}`], 'Answer an unauthenticated request with 401 and WWW-Authenticate: Bearer resource_metadata="<URL of your protected resource metadata>" (RFC 9728 §5.1).');
+    steps.add(
+      'challenge',
+      'fail',
+      [`401 with WWW-Authenticate: ${header || '(none)'}`],
+      'Answer an unauthenticated request with 401 and WWW-Authenticate: Bearer resource_metadata="<URL of your protected resource metadata>" (RFC 9728 §5.1).',
+    );
   } else if (params.resource_metadata === undefined) {
-    steps.add('challenge', 'fail', [`WWW-Authenticate: ${short(header, 200)}`, 'no resource_metadata parameter'], 'Add resource_metadata="<URL of your protected resource metadata>" to the challenge: 2025-06-18 clients find the metadata only through it (RFC 9728 §5.1).');
+    steps.add(
+      'challenge',
+      'fail',
+      [`WWW-Authenticate: ${short(header, 200)}`, 'no resource_metadata parameter'],
+      'Add resource_metadata="<URL of your protected resource metadata>" to the challenge: 2025-06-18 clients find the metadata only through it (RFC 9728 §5.1).',
+    );
   } else {
     steps.add('challenge', 'pass', [`WWW-Authenticate: ${short(header, 200)}`]);
   }
 
   // Protected resource metadata: the challenge's URL, then the path-aware and the root well-known URLs.
-  const pathAware = new URL(`/.well-known/oauth-protected-resource${url.pathname.replace(/\/$/, '')}`, url).href;
+  const pathAware = new URL(`/.well-known/oauth-protected-resource${url.pathname.replace(/\/$/, '')}`, url)
+    .href;
   const root = new URL('/.well-known/oauth-protected-resource', url).href;
-  const candidates = [...new Set([params.resource_metadata, pathAware, root].filter((u): u is string => u !== undefined && URL.canParse(u)))];
+  const candidates = [
+    ...new Set(
+      [params.resource_metadata, pathAware, root].filter(
+        (u): u is string => u !== undefined && URL.canParse(u),
+      ),
+    ),
+  ];
   const evidence: string[] = [];
   let prm: Record<string, unknown> | undefined;
   let headerFailed = false;
@@ -211,8 +304,15 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
     try {
       const seen = await request(candidate);
       const doc = record(seen.json);
-      const valid = seen.status === 200 && doc !== undefined && typeof doc.resource === 'string' && Array.isArray(doc.authorization_servers) && doc.authorization_servers.length > 0;
-      evidence.push(`GET ${candidate} → ${seen.status}${valid ? '' : seen.status === 200 ? ' (no resource or authorization_servers)' : ''}`);
+      const valid =
+        seen.status === 200 &&
+        doc !== undefined &&
+        typeof doc.resource === 'string' &&
+        Array.isArray(doc.authorization_servers) &&
+        doc.authorization_servers.length > 0;
+      evidence.push(
+        `GET ${candidate} → ${seen.status}${valid ? '' : seen.status === 200 ? ' (no resource or authorization_servers)' : ''}`,
+      );
       if (valid && prm === undefined) prm = doc;
       if (!valid && candidate === params.resource_metadata) headerFailed = true;
     } catch (error) {
@@ -221,11 +321,25 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
     }
   }
   if (prm === undefined) {
-    steps.add('prm', 'fail', evidence, `Serve protected resource metadata (RFC 9728) at ${pathAware}: { "resource": "${canonical(url.href)}", "authorization_servers": ["https://your-as.example"] }.`);
-    steps.skip(['prm-resource', 'as-metadata', 'pkce', 'registration', 'scopes'], 'no protected resource metadata');
+    steps.add(
+      'prm',
+      'fail',
+      evidence,
+      `Serve protected resource metadata (RFC 9728) at ${pathAware}: { "resource": "${canonical(url.href)}", "authorization_servers": ["https://your-as.example"] }.`,
+    );
+    steps.skip(
+      ['prm-resource', 'as-metadata', 'pkce', 'registration', 'scopes'],
+      'no protected resource metadata',
+    );
     return undefined;
   }
-  if (headerFailed) steps.add('prm', 'fail', evidence, 'The challenge names a metadata URL that does not serve the document: make resource_metadata point where it is served.');
+  if (headerFailed)
+    steps.add(
+      'prm',
+      'fail',
+      evidence,
+      'The challenge names a metadata URL that does not serve the document: make resource_metadata point where it is served.',
+    );
   else steps.add('prm', 'pass', evidence);
 
   const resource = String(prm.resource);
@@ -233,7 +347,12 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
   const same = canonical(resource).toLowerCase() === canonical(url.href).toLowerCase();
   if (same) steps.add('prm-resource', 'pass', [`resource: ${resource}`]);
   else {
-    steps.add('prm-resource', 'fail', [`resource: ${resource}`, `the client connects to ${url.href}`], `Set the metadata's resource to ${canonical(url.href)}: clients refuse metadata for another resource, and tokens are issued for the resource it names (RFC 9728 §3.3, RFC 8707).`);
+    steps.add(
+      'prm-resource',
+      'fail',
+      [`resource: ${resource}`, `the client connects to ${url.href}`],
+      `Set the metadata's resource to ${canonical(url.href)}: clients refuse metadata for another resource, and tokens are issued for the resource it names (RFC 9728 §3.3, RFC 8707).`,
+    );
   }
 
   // Authorization server metadata: RFC 8414 first, then OpenID discovery (path-inserted, then appended).
@@ -261,20 +380,41 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
     }
   }
   if (metadata === undefined) {
-    steps.add('as-metadata', 'fail', asEvidence, `Serve RFC 8414 metadata at ${asCandidates[0]} (or OpenID discovery), or fix authorization_servers in the resource metadata.`);
+    steps.add(
+      'as-metadata',
+      'fail',
+      asEvidence,
+      `Serve RFC 8414 metadata at ${asCandidates[0]} (or OpenID discovery), or fix authorization_servers in the resource metadata.`,
+    );
     steps.skip(['pkce', 'registration', 'scopes'], 'no authorization server metadata');
     return undefined;
   }
   const problems: string[] = [];
-  if (metadata.issuer !== issuer && canonical(String(metadata.issuer)) !== canonical(issuer)) problems.push(`its issuer is ${String(metadata.issuer)}, not ${issuer} (RFC 8414 §3.3: clients refuse it)`);
-  for (const field of ['authorization_endpoint', 'token_endpoint']) if (typeof metadata[field] !== 'string') problems.push(`no ${field}`);
-  if (problems.length > 0) steps.add('as-metadata', 'fail', [...asEvidence, ...problems], 'Fix the authorization server metadata: the issuer must equal the URL in authorization_servers, with both endpoints.');
+  if (metadata.issuer !== issuer && canonical(String(metadata.issuer)) !== canonical(issuer))
+    problems.push(
+      `its issuer is ${String(metadata.issuer)}, not ${issuer} (RFC 8414 §3.3: clients refuse it)`,
+    );
+  for (const field of ['authorization_endpoint', 'token_endpoint'])
+    if (typeof metadata[field] !== 'string') problems.push(`no ${field}`);
+  if (problems.length > 0)
+    steps.add(
+      'as-metadata',
+      'fail',
+      [...asEvidence, ...problems],
+      'Fix the authorization server metadata: the issuer must equal the URL in authorization_servers, with both endpoints.',
+    );
   else steps.add('as-metadata', 'pass', asEvidence);
 
   const methods = metadata.code_challenge_methods_supported;
-  if (Array.isArray(methods) && methods.includes('S256')) steps.add('pkce', 'pass', [`code_challenge_methods_supported: ${JSON.stringify(methods)}`]);
+  if (Array.isArray(methods) && methods.includes('S256'))
+    steps.add('pkce', 'pass', [`code_challenge_methods_supported: ${JSON.stringify(methods)}`]);
   else {
-    steps.add('pkce', 'fail', [`code_challenge_methods_supported: ${methods === undefined ? '(absent)' : JSON.stringify(methods)}`], 'Turn on PKCE with S256 at the authorization server and list it in code_challenge_methods_supported: MCP clients refuse an authorization server that does not advertise S256.');
+    steps.add(
+      'pkce',
+      'fail',
+      [`code_challenge_methods_supported: ${methods === undefined ? '(absent)' : JSON.stringify(methods)}`],
+      'Turn on PKCE with S256 at the authorization server and list it in code_challenge_methods_supported: MCP clients refuse an authorization server that does not advertise S256.',
+    );
   }
 
   const dcr = typeof metadata.registration_endpoint === 'string';
@@ -285,16 +425,38 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
       ...(cimd ? ['client ID metadata documents: supported'] : []),
     ]);
   } else {
-    steps.add('registration', 'fail', ['no registration_endpoint, and client_id_metadata_document_supported is not true'], 'Enable client ID metadata documents (what 2026-07-28 clients prefer) or dynamic client registration (RFC 7591) at the authorization server; otherwise each hosted client needs a client registered by hand.');
+    steps.add(
+      'registration',
+      'fail',
+      ['no registration_endpoint, and client_id_metadata_document_supported is not true'],
+      'Enable client ID metadata documents (what 2026-07-28 clients prefer) or dynamic client registration (RFC 7591) at the authorization server; otherwise each hosted client needs a client registered by hand.',
+    );
   }
 
   const prmScopes = Array.isArray(prm.scopes_supported) ? prm.scopes_supported.map(String) : [];
   const asked = params.scope?.split(' ').filter(Boolean) ?? prmScopes;
-  const asScopes = Array.isArray(metadata.scopes_supported) ? metadata.scopes_supported.map(String) : undefined;
-  const scopeEvidence = [`asked for: ${asked.join(' ') || '(none)'}`, `authorization server offers: ${asScopes?.join(' ') ?? '(not listed)'}`];
+  const asScopes = Array.isArray(metadata.scopes_supported)
+    ? metadata.scopes_supported.map(String)
+    : undefined;
+  const scopeEvidence = [
+    `asked for: ${asked.join(' ') || '(none)'}`,
+    `authorization server offers: ${asScopes?.join(' ') ?? '(not listed)'}`,
+  ];
   const unknown = asScopes === undefined ? [] : asked.filter((s) => !asScopes.includes(s));
-  if (unknown.length > 0) steps.add('scopes', 'fail', [...scopeEvidence, `unknown to the authorization server: ${unknown.join(' ')}`], 'Define these scopes at the authorization server, or stop asking for them (challenge scope, scopes_supported).');
-  else if (prmScopes.includes('offline_access')) steps.add('scopes', 'warn', [...scopeEvidence, 'scopes_supported lists offline_access'], 'Resource metadata SHOULD NOT list offline_access (2026-07-28): it is the client\'s to ask for.');
+  if (unknown.length > 0)
+    steps.add(
+      'scopes',
+      'fail',
+      [...scopeEvidence, `unknown to the authorization server: ${unknown.join(' ')}`],
+      'Define these scopes at the authorization server, or stop asking for them (challenge scope, scopes_supported).',
+    );
+  else if (prmScopes.includes('offline_access'))
+    steps.add(
+      'scopes',
+      'warn',
+      [...scopeEvidence, 'scopes_supported lists offline_access'],
+      "Resource metadata SHOULD NOT list offline_access (2026-07-28): it is the client's to ask for.",
+    );
   else steps.add('scopes', 'pass', scopeEvidence);
   return { resource, issuer, metadata, scope: asked.length > 0 ? asked.join(' ') : undefined };
 }
@@ -302,7 +464,9 @@ async function checkDiscovery(steps: Steps, url: URL, first: Seen): Promise<Disc
 function checkAudience(steps: Steps, token: string, resource: string, accepted: boolean): void {
   const parts = token.split('.');
   if (parts.length !== 3) {
-    steps.add('audience', 'skip', ['the token is opaque: its audience cannot be read here (the authorization server\'s introspection can)']);
+    steps.add('audience', 'skip', [
+      "the token is opaque: its audience cannot be read here (the authorization server's introspection can)",
+    ]);
     return;
   }
   let aud: unknown;
@@ -316,8 +480,24 @@ function checkAudience(steps: Steps, token: string, resource: string, accepted: 
   const ours = audiences.some((a) => canonical(a).toLowerCase() === canonical(resource).toLowerCase());
   if (ours) steps.add('audience', 'pass', [`aud: ${audiences.join(', ')}`]);
   else if (accepted) {
-    steps.add('audience', 'fail', [`aud: ${audiences.join(', ')}`, `the server accepted a token issued for another audience than ${resource}`], 'The server MUST reject tokens whose audience is not its resource (RFC 8707; MCP authorization, "token audience binding"): check aud in the verifier. And have the authorization server honour the resource parameter.');
+    steps.add(
+      'audience',
+      'fail',
+      [
+        `aud: ${audiences.join(', ')}`,
+        `the server accepted a token issued for another audience than ${resource}`,
+      ],
+      'The server MUST reject tokens whose audience is not its resource (RFC 8707; MCP authorization, "token audience binding"): check aud in the verifier. And have the authorization server honour the resource parameter.',
+    );
   } else {
-    steps.add('audience', 'fail', [`aud: ${audiences.join(', ')}`, `the authorization server issued a token for another audience than ${resource} (the server rightly refused it)`], 'Make the authorization server honour the resource parameter (RFC 8707): the token\'s aud must be the resource the client asked for.');
+    steps.add(
+      'audience',
+      'fail',
+      [
+        `aud: ${audiences.join(', ')}`,
+        `the authorization server issued a token for another audience than ${resource} (the server rightly refused it)`,
+      ],
+      "Make the authorization server honour the resource parameter (RFC 8707): the token's aud must be the resource the client asked for.",
+    );
   }
 }

@@ -15,7 +15,9 @@ export async function request(url: string, init: RequestInit = {}, timeoutMs = 1
   const text = contentType.includes('text/event-stream') ? await firstEvent(res) : await res.text();
   let json: unknown;
   try {
-    json = JSON.parse(contentType.includes('text/event-stream') ? (/^data: ?(.*)$/m.exec(text)?.[1] ?? '') : text);
+    json = JSON.parse(
+      contentType.includes('text/event-stream') ? (/^data: ?(.*)$/m.exec(text)?.[1] ?? '') : text,
+    );
   } catch {
     json = undefined;
   }
@@ -42,7 +44,9 @@ export function short(text: string, max = 160): string {
 }
 
 export function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** The canonical form of a resource URL for comparison: lowercase scheme and host, no fragment, no trailing slash. */

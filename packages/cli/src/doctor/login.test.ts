@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuthServer, freePort, startAuthServer } from '../../../plugin-auth/src/test-as.js';
 import { runPier } from '../test-helpers.js';
-import { browse } from './test-browser.js';
 import type { DoctorReport } from './steps.js';
+import { browse } from './test-browser.js';
 
 const MAIN = fileURLToPath(new URL('../../../../apps/example-server/dist/main.js', import.meta.url));
 let as: AuthServer;
@@ -25,8 +25,28 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${port}/mcp`;
   app = spawn(
     process.execPath,
-    [MAIN, '--transport', 'streamable-http', '--port', String(port), '--data-dir', mkdtempSync(join(tmpdir(), 'pier-doctor-')), '--drain-delay-ms', '0'],
-    { env: { PATH: process.env.PATH, HOME: process.env.HOME, API_KEY: 'doctor-test-key', AUTH_ISSUER: as.issuer, AUTH_RESOURCE: url, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    [
+      MAIN,
+      '--transport',
+      'streamable-http',
+      '--port',
+      String(port),
+      '--data-dir',
+      mkdtempSync(join(tmpdir(), 'pier-doctor-')),
+      '--drain-delay-ms',
+      '0',
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        API_KEY: 'doctor-test-key',
+        AUTH_ISSUER: as.issuer,
+        AUTH_RESOURCE: url,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
   );
   let err = '';
   await new Promise<void>((resolve, reject) => {

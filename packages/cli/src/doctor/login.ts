@@ -38,7 +38,9 @@ export async function login(found: Discovery, options: LoginOptions): Promise<Lo
     let clientId = options.clientId;
     if (clientId === undefined) {
       if (typeof metadata.registration_endpoint !== 'string') {
-        throw new Error('no registration endpoint to register the doctor with (client ID metadata documents need a public https URL the doctor cannot serve): pass --client-id of a client registered by hand, with redirect URI http://127.0.0.1/callback');
+        throw new Error(
+          'no registration endpoint to register the doctor with (client ID metadata documents need a public https URL the doctor cannot serve): pass --client-id of a client registered by hand, with redirect URI http://127.0.0.1/callback',
+        );
       }
       const registered = await request(metadata.registration_endpoint, {
         method: 'POST',
@@ -54,7 +56,9 @@ export async function login(found: Discovery, options: LoginOptions): Promise<Lo
       });
       const id = record(registered.json)?.client_id;
       if (registered.status >= 300 || typeof id !== 'string') {
-        throw new Error(`dynamic client registration at ${metadata.registration_endpoint} → ${registered.status}: ${short(registered.text)}`);
+        throw new Error(
+          `dynamic client registration at ${metadata.registration_endpoint} → ${registered.status}: ${short(registered.text)}`,
+        );
       }
       clientId = id;
       evidence.push(`registered client ${id} at ${metadata.registration_endpoint}`);
@@ -75,16 +79,21 @@ export async function login(found: Discovery, options: LoginOptions): Promise<Lo
     if (options.open === true) openBrowser(authorize.href);
     const params = await callback.next(options.timeoutMs ?? 300_000);
     if (params.get('error') !== null) {
-      throw new Error(`the authorization server answered ${params.get('error')}: ${params.get('error_description') ?? ''}`);
+      throw new Error(
+        `the authorization server answered ${params.get('error')}: ${params.get('error_description') ?? ''}`,
+      );
     }
-    if (params.get('state') !== state) throw new Error('the redirect carried another state: refused (CSRF protection)');
+    if (params.get('state') !== state)
+      throw new Error('the redirect carried another state: refused (CSRF protection)');
     const iss = params.get('iss');
     if (metadata.authorization_response_iss_parameter_supported === true && iss !== found.issuer) {
       throw new Error(`the redirect's iss is ${iss ?? '(absent)'}, not ${found.issuer} (RFC 9207): refused`);
     }
     const code = params.get('code');
     if (code === null) throw new Error('the redirect carried no code');
-    evidence.push(`authorization code received on ${callback.redirectUri}${iss === null ? '' : ` (iss ${iss})`}`);
+    evidence.push(
+      `authorization code received on ${callback.redirectUri}${iss === null ? '' : ` (iss ${iss})`}`,
+    );
     const token = await request(String(metadata.token_endpoint), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -100,16 +109,24 @@ export async function login(found: Discovery, options: LoginOptions): Promise<Lo
     const body = record(token.json);
     const accessToken = body?.access_token;
     if (token.status !== 200 || typeof accessToken !== 'string') {
-      throw new Error(`the token endpoint answered ${token.status}: ${short(String(body?.error ?? token.text))} ${short(String(body?.error_description ?? ''))}`);
+      throw new Error(
+        `the token endpoint answered ${token.status}: ${short(String(body?.error ?? token.text))} ${short(String(body?.error_description ?? ''))}`,
+      );
     }
-    evidence.push(`token endpoint → 200: ${String(body?.token_type ?? 'token')}, expires in ${String(body?.expires_in ?? '?')} s, scope ${String(body?.scope ?? '(none)')}`);
+    evidence.push(
+      `token endpoint → 200: ${String(body?.token_type ?? 'token')}, expires in ${String(body?.expires_in ?? '?')} s, scope ${String(body?.scope ?? '(none)')}`,
+    );
     return { accessToken, evidence };
   } finally {
     await callback.close();
   }
 }
 
-async function loopback(): Promise<{ redirectUri: string; next(timeoutMs: number): Promise<URLSearchParams>; close(): Promise<void> }> {
+async function loopback(): Promise<{
+  redirectUri: string;
+  next(timeoutMs: number): Promise<URLSearchParams>;
+  close(): Promise<void>;
+}> {
   let deliver: (params: URLSearchParams) => void = () => undefined;
   const received = new Promise<URLSearchParams>((resolve) => {
     deliver = resolve;
@@ -130,7 +147,10 @@ async function loopback(): Promise<{ redirectUri: string; next(timeoutMs: number
     redirectUri: `http://127.0.0.1:${port}/callback`,
     next: (timeoutMs) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`nobody finished signing in within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`nobody finished signing in within ${Math.round(timeoutMs / 1000)} s`)),
+          timeoutMs,
+        );
         void received.then((params) => {
           clearTimeout(timer);
           resolve(params);
@@ -146,7 +166,11 @@ async function loopback(): Promise<{ redirectUri: string; next(timeoutMs: number
 
 function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   const child = spawn(command as string, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', () => undefined);
   child.unref();

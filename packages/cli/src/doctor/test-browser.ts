@@ -11,7 +11,10 @@ export async function browse(start: string): Promise<void> {
     const res = await fetch(next, {
       method: form === undefined ? 'GET' : 'POST',
       redirect: 'manual',
-      headers: { ...(cookie !== '' && { cookie }), ...(form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }) },
+      headers: {
+        ...(cookie !== '' && { cookie }),
+        ...(form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
       ...(form !== undefined && { body: form }),
     });
     for (const line of res.headers.getSetCookie()) {
@@ -30,8 +33,11 @@ export async function browse(start: string): Promise<void> {
       continue;
     }
     const prompt = /name="prompt" value="(login|consent)"/.exec(text)?.[1];
-    if (prompt === undefined) throw new Error(`the browser got ${res.status} at ${next}: ${text.slice(0, 200)}`);
-    form = new URLSearchParams(prompt === 'login' ? { prompt, login: 'alice', password: 'any' } : { prompt }).toString();
+    if (prompt === undefined)
+      throw new Error(`the browser got ${res.status} at ${next}: ${text.slice(0, 200)}`);
+    form = new URLSearchParams(
+      prompt === 'login' ? { prompt, login: 'alice', password: 'any' } : { prompt },
+    ).toString();
   }
   throw new Error('too many redirects');
 }

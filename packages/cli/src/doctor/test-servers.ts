@@ -39,7 +39,10 @@ export async function startFake(flaw: Flaw): Promise<FakeServer> {
     if (path === '/mcp' && req.method === 'OPTIONS') {
       cors(res, req);
       res.setHeader('access-control-allow-methods', 'GET, POST, DELETE');
-      res.setHeader('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id');
+      res.setHeader(
+        'access-control-allow-headers',
+        'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
+      );
       res.writeHead(204).end();
       return;
     }
@@ -49,11 +52,17 @@ export async function startFake(flaw: Flaw): Promise<FakeServer> {
       for await (const _ of req) {
         // drain
       }
-      const challenge = flaw === 'challenge-without-metadata' ? 'Bearer scope="notes:read"' : `Bearer resource_metadata="${prmUrl}", scope="notes:read"`;
+      const challenge =
+        flaw === 'challenge-without-metadata'
+          ? 'Bearer scope="notes:read"'
+          : `Bearer resource_metadata="${prmUrl}", scope="notes:read"`;
       json(401, { error: 'invalid_token' }, { 'www-authenticate': challenge });
       return;
     }
-    if (path === '/.well-known/oauth-protected-resource/mcp' || path === '/.well-known/oauth-protected-resource') {
+    if (
+      path === '/.well-known/oauth-protected-resource/mcp' ||
+      path === '/.well-known/oauth-protected-resource'
+    ) {
       if (flaw === 'no-prm') return json(404, { error: 'not found' });
       json(200, {
         resource: flaw === 'prm-other-resource' ? 'https://other.example/mcp' : resource,
@@ -91,7 +100,11 @@ export async function startFake(flaw: Flaw): Promise<FakeServer> {
 async function answer2025(req: IncomingMessage, res: ServerResponse): Promise<void> {
   let body = '';
   for await (const chunk of req) body += chunk;
-  const message = JSON.parse(body || '{}') as { id?: number | string; method?: string; params?: { protocolVersion?: string } };
+  const message = JSON.parse(body || '{}') as {
+    id?: number | string;
+    method?: string;
+    params?: { protocolVersion?: string };
+  };
   if (message.id === undefined) {
     res.writeHead(202).end();
     return;
@@ -103,7 +116,8 @@ async function answer2025(req: IncomingMessage, res: ServerResponse): Promise<vo
   if (message.method === 'initialize') {
     return reply({
       result: {
-        protocolVersion: message.params?.protocolVersion === '2026-07-28' ? '2025-11-25' : message.params?.protocolVersion,
+        protocolVersion:
+          message.params?.protocolVersion === '2026-07-28' ? '2025-11-25' : message.params?.protocolVersion,
         capabilities: { tools: {} },
         serverInfo: { name: 'old', version: '1.0.0' },
       },
