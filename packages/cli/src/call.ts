@@ -41,7 +41,8 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
   });
   if (flags.help) return (void io.stdout.write(CALL_HELP), 0);
   const [name, ...rest] = positionals;
-  if (name === undefined) throw usage('call: which tool? pier call <tool> [key=value…] <url | -- command>');
+  if (name === undefined || /^https?:\/\//i.test(name))
+    throw usage('call: which tool? pier call <tool> [key=value…] <url | -- command>');
   // The URL, if any, is the last positional that is not key=value.
   const urlIndex = rest.findIndex((word) => /^https?:\/\//i.test(word));
   const url = urlIndex === -1 ? undefined : rest[urlIndex];
@@ -82,6 +83,7 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
       );
     }
     const args = { ...base, ...typedPairs(pairs, tool) };
+    checkRequired(tool, args);
     let result: CallToolResult;
     try {
       result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -135,8 +137,10 @@ export function typedPairs(pairs: readonly string[], tool: Tool): Record<string,
     const key = pair.slice(0, at);
     const raw = pair.slice(at + 1);
     const property = properties[key];
-    if (property === undefined && tool.inputSchema.additionalProperties === false) {
-      const near = closest(key, Object.keys(properties));
+    // An argument the schema does not name: refused when the schema allows no others, and when it is a
+    // typo of one it names (a server that strips unknown keys would otherwise say the real one is missing).
+    const near = property === undefined ? closest(key, Object.keys(properties)) : undefined;
+    if (property === undefined && (tool.inputSchema.additionalProperties === false || near !== undefined)) {
       throw usage(
         `call: ${tool.name} takes no argument "${key}"${near === undefined ? '' : ` (did you mean ${near}?)`}; it takes: ${Object.keys(properties).join(', ') || 'none'}`,
       );
@@ -144,6 +148,21 @@ export function typedPairs(pairs: readonly string[], tool: Tool): Record<string,
     out[key] = coerce(key, raw, property?.type);
   }
   return out;
+}
+
+/** A usage error naming the required arguments `args` lacks, with the call that would give them. */
+export function checkRequired(tool: Tool, args: Record<string, unknown>): void {
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  const missing = required.filter((key) => args[key] === undefined);
+  if (missing.length === 0) return;
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const typed = missing.map((key) => {
+    const type = properties[key]?.type;
+    return `${key} (${Array.isArray(type) ? type.join('|') : typeof type === 'string' ? type : 'any'})`;
+  });
+  throw usage(
+    `call: ${tool.name} needs ${typed.join(', ')}: pier call ${tool.name} ${missing.map((key) => `${key}=…`).join(' ')} …`,
+  );
 }
 
 function coerce(key: string, raw: string, type: unknown): unknown {

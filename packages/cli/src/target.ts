@@ -105,6 +105,9 @@ export async function connectTarget(target: Target, options: ConnectTargetOption
     client.setRequestHandler('elicitation/create', async (request) => onElicit(request.params));
   }
   let collected = '';
+  // Settles when the spawned server's stderr ended (or at once over HTTP): its last words come after
+  // the client saw the connection close.
+  let stderrEnded: Promise<void> = Promise.resolve();
   let transport: StreamableHTTPClientTransport | StdioClientTransport;
   if (target.kind === 'url') {
     transport = new StreamableHTTPClientTransport(target.url, {
@@ -123,21 +126,24 @@ export async function connectTarget(target: Target, options: ConnectTargetOption
       ...(options.cwd !== undefined && { cwd: options.cwd }),
       stderr: options.stderr === 'inherit' ? 'inherit' : 'pipe',
     });
-    stdio.stderr?.on('data', (chunk: Buffer) => {
+    const stream = stdio.stderr;
+    stream?.on('data', (chunk: Buffer) => {
       if (collected.length < 64_000) collected += chunk.toString('utf8');
     });
+    if (stream !== null) stderrEnded = new Promise((resolve) => stream.once('close', () => resolve()));
     transport = stdio;
   }
   try {
     await client.connect(transport, { timeout: options.timeoutMs ?? 15_000 });
   } catch (error) {
     await client.close().catch(() => undefined);
+    await Promise.race([stderrEnded, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     const where = describeTarget(target);
     const output =
       collected.trim() === '' ? '' : `\nthe server wrote on stderr:\n${indent(collected.trim())}`;
     throw new CliError(
       'CONNECT_FAILED',
-      `could not connect to ${where}${options.era === 'auto' ? '' : ` as a ${options.era === '2026' ? MODERN : '2025'} client`}: ${messageOf(error)}${output}`,
+      `could not connect to ${where}${options.era === 'auto' ? '' : ` as a ${options.era === '2026' ? MODERN : '2025'} client`}: ${messageOf(error)}${hintFor(error, target)}${output}`,
       { cause: error },
     );
   }
@@ -149,6 +155,29 @@ export async function connectTarget(target: Target, options: ConnectTargetOption
     stderr: () => collected,
     close: () => client.close(),
   };
+}
+
+/** What the user can do about a failed connection, from the status or system error in its causes. */
+function hintFor(error: unknown, target: Target): string {
+  let status: unknown;
+  let code: unknown;
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 8; depth++) {
+    const record = cause as Error & { status?: unknown; code?: unknown; data?: { status?: unknown } };
+    status ??= record.status ?? record.data?.status;
+    if (typeof record.code === 'string' && /^E[A-Z]+$/.test(record.code)) code = record.code;
+    cause = cause.cause;
+  }
+  if (target.kind !== 'url') return '';
+  const where = target.url.href;
+  if (status === 401)
+    return `\nit needs authorization: pass --header "Authorization=Bearer <token>" (pier doctor ${where} --login walks a client's sign-in)`;
+  if (status === 403)
+    return '\nit refused the request (HTTP 403): a Host or Origin check, or a token without the scope it needs';
+  if (status === 404)
+    return '\nnothing answers MCP at this path (HTTP 404): check the path (Pier serves /mcp)';
+  if (code === 'ECONNREFUSED') return '\nnothing listens there (connection refused): is the server running?';
+  if (code === 'ENOTFOUND') return `\nthe host ${target.url.hostname} does not resolve`;
+  return '';
 }
 
 function indent(text: string): string {

@@ -3,62 +3,25 @@
 // (plain HTTP requests, a cookie jar) signs in and consents as a person would in a browser, the doctor
 // exchanges the code and lists tools with the token in both eras. The negative control: a server that
 // accepts a token issued for another audience is named by the audience step.
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuthServer, freePort, startAuthServer } from '../../../plugin-auth/src/test-as.js';
-import { runPier } from '../test-helpers.js';
+import { type ExampleApp, runPier, startExampleApp } from '../test-helpers.js';
 import type { DoctorReport } from './steps.js';
 import { browse } from './test-browser.js';
 
-const MAIN = fileURLToPath(new URL('../../../../apps/example-server/dist/main.js', import.meta.url));
 let as: AuthServer;
-let app: ReturnType<typeof spawn>;
+let app: ExampleApp;
 let url: string;
 
 beforeAll(async () => {
   as = await startAuthServer();
+  // The canonical resource URL is configured before the app listens: a port chosen first.
   const port = await freePort();
   url = `http://127.0.0.1:${port}/mcp`;
-  app = spawn(
-    process.execPath,
-    [
-      MAIN,
-      '--transport',
-      'streamable-http',
-      '--port',
-      String(port),
-      '--data-dir',
-      mkdtempSync(join(tmpdir(), 'pier-doctor-')),
-      '--drain-delay-ms',
-      '0',
-    ],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        API_KEY: 'doctor-test-key',
-        AUTH_ISSUER: as.issuer,
-        AUTH_RESOURCE: url,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let err = '';
-  await new Promise<void>((resolve, reject) => {
-    app.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      if (err.includes('listening on')) resolve();
-    });
-    app.once('exit', (code) => reject(new Error(`the example app exited (${code}): ${err}`)));
-  });
+  app = await startExampleApp({ port, env: { AUTH_ISSUER: as.issuer, AUTH_RESOURCE: url } });
 });
 afterAll(async () => {
-  app.kill('SIGKILL');
+  await app.close();
   await as.close();
 });
 
