@@ -5,7 +5,7 @@ import { closest, parseFlags } from './args.js';
 import { askOnTerminal } from './ask.js';
 import { CliError, messageOf, usage } from './errors.js';
 import { allPages, headerFlags } from './inspect.js';
-import { type Io, type Style, styleFor, withProgress } from './io.js';
+import { type Io, printHelp, type Style, styleFor, withProgress } from './io.js';
 import { connectTarget, describeTarget, parseEra, parseTarget } from './target.js';
 
 export const CALL_HELP = `Usage: pier call <tool> [key=value…] [options] <url>
@@ -39,7 +39,7 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
     header: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   });
-  if (flags.help) return (void io.stdout.write(CALL_HELP), 0);
+  if (flags.help) return printHelp(io, CALL_HELP);
   const [name, ...rest] = positionals;
   if (name === undefined || /^https?:\/\//i.test(name))
     throw usage('call: which tool? pier call <tool> [key=value…] <url | -- command>');

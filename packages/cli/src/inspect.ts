@@ -8,7 +8,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { parseFlags } from './args.js';
 import { CliError, messageOf } from './errors.js';
-import { type Io, type Style, styleFor, table, withProgress } from './io.js';
+import { type Io, printHelp, type Style, styleFor, table, withProgress } from './io.js';
 import {
   connectTarget,
   describeTarget,
@@ -61,7 +61,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<n
     header: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   });
-  if (flags.help) return (void io.stdout.write(INSPECT_HELP), 0);
+  if (flags.help) return printHelp(io, INSPECT_HELP);
   const target = parseTarget('inspect', positionals[0], tail);
   const era = parseEra('inspect', flags.era);
   const headers = headerFlags(flags.header);

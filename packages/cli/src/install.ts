@@ -25,7 +25,7 @@ import {
   type ServerSpec,
 } from './clients.js';
 import { CliError, messageOf, usage } from './errors.js';
-import { type Io, styleFor } from './io.js';
+import { type Io, printHelp, styleFor } from './io.js';
 
 export const INSTALL_HELP = `Usage: pier install <client> [options] [url | -- command args…]
 
@@ -77,7 +77,7 @@ export async function installCommand(argv: readonly string[], io: Io): Promise<n
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
-  if (flags.help) return (void io.stdout.write(INSTALL_HELP), 0);
+  if (flags.help) return printHelp(io, INSTALL_HELP);
   const [clientName, url, ...extra] = positionals;
   if (clientName === undefined) throw usage(`install: which client? one of ${CLIENTS.join(', ')}`);
   if (!(CLIENTS as readonly string[]).includes(clientName)) {

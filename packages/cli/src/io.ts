@@ -121,3 +121,9 @@ export async function withProgress<T>(io: Io, label: string, work: () => Promise
     shown.done();
   }
 }
+
+/** Prints a command's help on stdout; its exit code (0). */
+export function printHelp(io: Io, text: string): 0 {
+  io.stdout.write(text);
+  return 0;
+}

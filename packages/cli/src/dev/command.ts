@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { milliseconds, parseFlags } from '../args.js';
 import { CliError, messageOf, usage } from '../errors.js';
 import type { Io, Style } from '../io.js';
-import { styleFor } from '../io.js';
+import { printHelp, styleFor } from '../io.js';
 import { type Builder, createBuilder, shortPath } from './build.js';
 import { startInspector } from './inspector.js';
 import { StdioRelay } from './relay.js';
@@ -43,7 +43,7 @@ export async function devCommand(argv: readonly string[], io: Io): Promise<numbe
     watch: { type: 'string', multiple: true },
     grace: { type: 'string' },
   });
-  if (flags.help) return (void io.stdout.write(DEV_HELP), 0);
+  if (flags.help) return printHelp(io, DEV_HELP);
   if (positionals.length > 1) {
     throw usage(`dev: one entry file (got ${positionals.join(', ')}); arguments for the server go after --`);
   }

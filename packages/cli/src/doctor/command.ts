@@ -1,7 +1,7 @@
 // `pier doctor <url>`: flags, progress, and the report for a person or a script.
 import { milliseconds, parseFlags } from '../args.js';
 import { usage } from '../errors.js';
-import { type Io, progress, styleFor } from '../io.js';
+import { type Io, printHelp, progress, styleFor } from '../io.js';
 import { doctor } from './doctor.js';
 import type { DoctorReport } from './steps.js';
 
@@ -38,7 +38,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<nu
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
-  if (flags.help) return (void io.stdout.write(DOCTOR_HELP), 0);
+  if (flags.help) return printHelp(io, DOCTOR_HELP);
   const [given, ...extra] = positionals;
   if (given === undefined) throw usage('doctor: which server? pier doctor https://example.com/mcp');
   if (extra.length > 0) throw usage(`doctor: one URL (got ${positionals.join(' ')})`);
