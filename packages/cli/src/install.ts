@@ -1,16 +1,7 @@
 // `pier install <client>`: this server's entry written into an MCP client's configuration file — merged
 // into what is there, the old file kept as a backup, other servers untouched, secrets never printed.
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closest, keyValues, parseFlags } from './args.js';
 import {
@@ -24,7 +15,8 @@ import {
   type Scope,
   type ServerSpec,
 } from './clients.js';
-import { CliError, messageOf, usage } from './errors.js';
+import { objectAt, readConfigFile, setIn, writeWithBackup } from './config-file.js';
+import { CliError, usage } from './errors.js';
 import { type Io, printHelp, styleFor } from './io.js';
 
 export const INSTALL_HELP = `Usage: pier install <client> [options] [url | -- command args…]
@@ -214,41 +206,9 @@ export function install(
   options: { force: boolean; dryRun: boolean },
 ): InstallReport {
   const place = placeOf(client, scope, where);
-  const exists = existsSync(place.file);
-  let text = '';
-  let config: Record<string, unknown> = {};
-  if (exists) {
-    try {
-      text = readFileSync(place.file, 'utf8');
-      config = text.trim() === '' ? {} : (JSON.parse(stripJsonComments(text)) as Record<string, unknown>);
-    } catch (error) {
-      throw new CliError(
-        'CONFIG_INVALID',
-        `install: ${place.file} is not valid JSON (${messageOf(error)}); fix it or move it away, nothing was written`,
-      );
-    }
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new CliError(
-        'CONFIG_INVALID',
-        `install: ${place.file} does not hold a JSON object; nothing was written`,
-      );
-    }
-  }
-  let holder: Record<string, unknown> = config;
-  for (const [index, step] of place.path.entries()) {
-    const next = holder[step];
-    if (next === undefined) holder[step] = {};
-    else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-      throw new CliError(
-        'CONFIG_INVALID',
-        `install: ${place.file}: "${place.path.slice(0, index + 1).join('.')}" is not an object; nothing was written`,
-      );
-    }
-    holder = holder[step] as Record<string, unknown>;
-  }
-  const previous = holder[name];
-  const masked = maskEntry(entry);
-  const base = { client, scope, file: place.file, name, entry: masked };
+  const config = readConfigFile(place.file);
+  const previous = objectAt(config, place.path)[name];
+  const base = { client, scope, file: place.file, name, entry: maskEntry(entry) };
   if (previous !== undefined && JSON.stringify(previous) === JSON.stringify(entry)) {
     return { ...base, action: 'unchanged', replaced: false };
   }
@@ -258,24 +218,13 @@ export function install(
       `install: ${place.file} already has a server named "${name}" (${describeEntry(previous)}); pass --force to replace it, or --name to add another`,
     );
   }
-  if (options.dryRun)
-    return { ...base, action: exists ? 'would-update' : 'would-create', replaced: previous !== undefined };
-  holder[name] = entry;
-  let backup: string | undefined;
-  mkdirSync(dirname(place.file), { recursive: true });
-  const mode = exists ? statSync(place.file).mode & 0o777 : 0o600;
-  if (exists) {
-    backup = `${place.file}.pier-backup-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    copyFileSync(place.file, backup);
-    chmodSync(backup, mode);
-  }
-  const temp = `${place.file}.pier-${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode });
-  renameSync(temp, place.file);
+  const replaced = previous !== undefined;
+  if (options.dryRun) return { ...base, action: config.exists ? 'would-update' : 'would-create', replaced };
+  const backup = writeWithBackup(config, setIn(config, [...place.path, name], entry));
   return {
     ...base,
-    action: exists ? 'updated' : 'created',
-    replaced: previous !== undefined,
+    action: config.exists ? 'updated' : 'created',
+    replaced,
     ...(backup !== undefined && { backup }),
   };
 }
@@ -298,33 +247,6 @@ function describeEntry(entry: unknown): string {
   if (typeof record.url === 'string') return record.url;
   const args = Array.isArray(record.args) ? record.args.map(String).join(' ') : '';
   return `${String(record.command ?? '?')} ${args}`.trim();
-}
-
-/** JSON with comments (VS Code's mcp.json may have them): comments and trailing commas removed. */
-export function stripJsonComments(text: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      out += char;
-      if (char === '\\') out += text[++i] ?? '';
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') {
-      inString = true;
-      out += char;
-    } else if (char === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (char === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) i++;
-      i++;
-    } else out += char;
-  }
-  return out.replace(/,(\s*[}\]])/g, '$1');
 }
 
 function indent(text: string): string {
