@@ -34,12 +34,16 @@ export async function askOnTerminal(
       return undefined; // Ctrl-C or Ctrl-D
     }
   };
+  const cancelled = (): ElicitResult => {
+    io.stderr.write(`\n  ${style.dim('cancelled')}\n`);
+    return { action: 'cancel' };
+  };
   try {
     io.stderr.write(`\n${style.bold(style.yellow('?'))} ${style.bold(params.message)}\n`);
     if (params.mode === 'url') {
       io.stderr.write(`  Open ${style.cyan(params.url)} and finish there.\n`);
       const done = await ask(`  ${style.dim('Enter when done, n to decline:')} `);
-      if (done === undefined) return { action: 'cancel' };
+      if (done === undefined) return cancelled();
       return done.trim().toLowerCase().startsWith('n') ? { action: 'decline' } : { action: 'accept' };
     }
     const schema = params.requestedSchema as { properties?: Record<string, Field>; required?: string[] };
@@ -47,11 +51,11 @@ export async function askOnTerminal(
     const content: Record<string, string | number | boolean | string[]> = {};
     for (const [name, field] of Object.entries(schema.properties ?? {})) {
       const value = await askField(ask, io, style, name, field, required.has(name));
-      if (value === CANCELLED) return { action: 'cancel' };
+      if (value === CANCELLED) return cancelled();
       if (value !== undefined) content[name] = value;
     }
     const send = await ask(`  ${style.bold('Send?')} ${style.dim('[Y]es, [n]o (decline), [c]ancel:')} `);
-    if (send === undefined) return { action: 'cancel' };
+    if (send === undefined) return cancelled();
     const choice = send.trim().toLowerCase();
     if (choice.startsWith('c')) return { action: 'cancel' };
     if (choice.startsWith('n')) return { action: 'decline' };
