@@ -127,12 +127,3 @@ export async function startExampleApp(
     },
   };
 }
-
-/** Waits (bounded, polling every 50 ms) until `check()` holds; the error names `what`. */
-export async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

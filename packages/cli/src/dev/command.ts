@@ -157,7 +157,7 @@ class DevSession {
         cwd: io.cwd,
         onLine: (line) => io.stderr.write(`${this.#style.dim('[inspector]')} ${line}\n`),
       });
-      return this.#awaitInspector(inspector, () => undefined);
+      return this.#awaitInspector(inspector);
     }
     const running = this.run();
     const transport = await this.#waitForTransport();
@@ -168,20 +168,19 @@ class DevSession {
       cwd: io.cwd,
       onLine: (line) => io.stderr.write(`${this.#style.dim('[inspector]')} ${line}\n`),
     });
-    void this.#awaitInspector(inspector, () => undefined);
+    void this.#awaitInspector(inspector);
     const code = await running;
     await inspector.stop();
     return code;
   }
 
-  async #awaitInspector(inspector: ReturnType<typeof startInspector>, _onUrl: () => void): Promise<number> {
+  async #awaitInspector(inspector: ReturnType<typeof startInspector>): Promise<number> {
     const stop = () => void inspector.stop();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
       const url = await inspector.url;
       this.#say(`${this.#style.bold('MCP Inspector')}: ${this.#style.cyan(url)}`);
-      this.#io.stdout.isTTY === true && this.#io.stdout.write('');
     } catch (error) {
       this.#say(this.#style.red(`the MCP Inspector did not start: ${messageOf(error)}`));
       await inspector.stop();

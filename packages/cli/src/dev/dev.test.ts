@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { expect, it } from 'vitest';
+import { freePort } from '../../../plugin-auth/src/test-as.js';
 import { BIN, runPier } from '../test-helpers.js';
 
 // Inside the package, so that the project resolves @pier/core, zod and typescript from its node_modules.
@@ -125,3 +126,83 @@ it('over HTTP the port stays the same and the new code answers', async () => {
   pier?.kill('SIGINT');
   expect((await run).code).toBe(0);
 });
+
+// The Inspector needs Node >= 22.19: pier dev runs it with npx under the registry's node@24 (downloaded on
+// a fresh machine, hence the long bound). Its web port is the Inspector's CLIENT_PORT (default 6274): a
+// free one here, so that parallel runs never meet; its other ports are left to the system.
+it('--inspector starts the MCP Inspector, connected to the dev server, and stops it with pier dev', async () => {
+  const dir = project('inspector');
+  let said = '';
+  let pier: ChildProcess | undefined;
+  const port = await freePort();
+  const run = runPier(['dev', '--inspector', '--no-typecheck', '--', '--http'], {
+    cwd: dir,
+    env: { CLIENT_PORT: String(port), MCP_SANDBOX_PORT: '0', MCP_APP_ORIGIN_PORT: '0' },
+    onStderr: (text) => {
+      said = text;
+    },
+    onSpawn: (child) => {
+      pier = child;
+    },
+    timeoutMs: 200_000,
+  });
+  try {
+    await until(() => /MCP Inspector: http/.test(said), 'the Inspector URL', 180_000);
+    const server = /serving (http:\/\/[^\s;]+)/.exec(said)?.[1] ?? '';
+    const page = new URL(/MCP Inspector: (http\S+)/.exec(said)?.[1] ?? '');
+    expect(page.port).toBe(String(port));
+    // The URL answers: the Inspector's web UI.
+    const html = await fetch(page);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    // It is set up for the dev server, and reaches it: its backend connects and gets an answer to
+    // initialize (the API the web UI itself calls, with the token from the URL).
+    const token = page.searchParams.get('MCP_INSPECTOR_API_TOKEN') ?? '';
+    const headers = {
+      'x-mcp-remote-auth': `Bearer ${token}`,
+      origin: page.origin,
+      'content-type': 'application/json',
+    };
+    const config = (await (await fetch(new URL('/api/config', page), { headers })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(config).toMatchObject({
+      defaultTransport: 'streamable-http',
+      defaultServerUrl: server,
+      version: '2.12.0',
+    });
+    const connected = (await (
+      await fetch(new URL('/api/mcp/connect', page), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ config: { type: 'streamable-http', url: server } }),
+      })
+    ).json()) as { sessionId?: string };
+    expect(connected.sessionId).toEqual(expect.any(String));
+    const sent = await fetch(new URL('/api/mcp/send', page), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        sessionId: connected.sessionId,
+        message: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'test', version: '1' },
+          },
+        },
+      }),
+    });
+    expect(await sent.json()).toEqual({ ok: true });
+  } finally {
+    // Ctrl-C to pier dev (its PID) stops the server and the Inspector with it.
+    if (pier?.pid !== undefined) process.kill(pier.pid, 'SIGINT');
+  }
+  expect((await run).code).toBe(0);
+  const page = /MCP Inspector: (http\S+)/.exec(said)?.[1] ?? '';
+  await expect(fetch(page)).rejects.toThrow();
+}, 220_000);
