@@ -1,8 +1,8 @@
 // pier doctor --login against the example app behind a real authorization server (oidc-provider with its
 // development login and consent pages): the doctor registers, prints the authorization URL, a user agent
 // (plain HTTP requests, a cookie jar) signs in and consents as a person would in a browser, the doctor
-// exchanges the code and lists tools with the token in both eras. The negative control: a server that
-// accepts a token issued for another audience is named by the audience step.
+// exchanges the code and lists tools with the token in both eras. A server that accepts a token issued for
+// another audience, and its careful twin, are in audience.test.ts.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuthServer, freePort, startAuthServer } from '../../../plugin-auth/src/test-as.js';
 import { type ExampleApp, runPier, startExampleApp } from '../test-helpers.js';
