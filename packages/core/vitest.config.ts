@@ -8,6 +8,8 @@ export default defineConfig({
       // core as a peer), and testing imports nothing of core at run time — the server it is handed is
       // this core's own. tsconfig.json maps the name for the typecheck the same way.
       '@pier/testing': fileURLToPath(new URL('../testing/src/index.ts', import.meta.url)),
+      // What testing imports of core at run time (serveTransport) is this core's source too.
+      '@pier/core/transport': fileURLToPath(new URL('./src/transport.ts', import.meta.url)),
     },
   },
   test: {

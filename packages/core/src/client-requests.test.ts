@@ -1,12 +1,12 @@
 // ctx.sample and ctx.elicit: a tool asking the client, seen from the SDK's own client.
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ElicitationResult, SamplingResult } from './context.js';
 import { defineServer, defineTool } from './define.js';
 import { MissingClientCapabilityError, PierError } from './errors.js';
+import { serveTransport } from './serve-transport.js';
 import { createServer, type PierServer } from './server.js';
 import { deferred, ERAS, type Era } from './test-helpers.js';
 
@@ -76,7 +76,7 @@ async function connect(
   target: PierServer = server,
 ): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveStdio(() => target.createMcpServer(), { transport: serverSide });
+  const handle = await serveTransport(target, serverSide);
   const client = new Client({ name: 'asked', version: '1.0.0' }, { ...ERAS[era], capabilities });
   setUp(client);
   await client.connect(clientSide);

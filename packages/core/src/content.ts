@@ -1,6 +1,7 @@
 // Content blocks for tool results and prompt messages, built from what a program has at hand (bytes),
 // checked where they are built rather than by the client that receives them.
 import type { AudioContent, EmbeddedResource, ImageContent } from '@modelcontextprotocol/server';
+import { base64 as encodeBase64 } from './engine/runtime.js';
 import { describe, PierError } from './errors.js';
 
 /** Bytes, or a string already in base64. */
@@ -66,7 +67,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 function base64(where: string, field: string, data: BinaryData): string {
   if (data instanceof Uint8Array) {
-    return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+    return encodeBase64(data);
   }
   if (typeof data !== 'string' || !BASE64.test(data)) {
     throw invalid(where, field, 'bytes (a Uint8Array or Buffer) or a base64 string', data);

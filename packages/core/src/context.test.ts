@@ -1,5 +1,5 @@
 // What a method can do with its context, seen from the SDK's client in both eras.
-import { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type Transport } from '@modelcontextprotocol/server';
 import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,27 +190,18 @@ describe('closeStream', () => {
   });
 
   it('asks the transport to close the stream of this request, and returns true', async () => {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const closedFor: unknown[] = [];
-    // What a resumable HTTP transport hands the SDK with each request (see @pier/transport-http).
-    const resumable: Transport = {
-      start: () => serverSide.start(),
-      send: (message) => serverSide.send(message),
-      close: () => serverSide.close(),
-    };
-    serverSide.onmessage = (message, extra) => {
-      const id = 'id' in message ? message.id : undefined;
-      resumable.onmessage?.(message, { ...extra, closeSSEStream: () => closedFor.push(id) });
-    };
-    serverSide.onclose = () => resumable.onclose?.();
-    const mcp = closing().createMcpServer();
-    await mcp.connect(resumable);
-    const c = new Client({ name: 'pier-test', version: '1.0.0' });
-    clients.push(c);
-    await c.connect(clientSide);
-    const result = await c.callTool({ name: 'poll', arguments: {} });
-    expect(result.structuredContent).toEqual({ closed: true });
-    expect(closedFor).toHaveLength(1);
-    expect(typeof closedFor[0]).toBe('number');
+    // What a resumable HTTP transport hands the engine with each request (see @pier/transport-http).
+    const answer = await closing().engine.handle(
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'poll', arguments: {} } },
+      { era: 'legacy', closeStream: () => closedFor.push(3) },
+    );
+    expect(
+      (answer?.message as unknown as { result: { structuredContent: unknown } } | undefined)?.result
+        .structuredContent,
+    ).toEqual({
+      closed: true,
+    });
+    expect(closedFor).toEqual([3]);
   });
 });

@@ -1,34 +1,17 @@
-// What handlers receive as their last argument, and how it is built around the SDK's context for one
-// request. Asking the client (elicit, sample, listRoots) takes one of two roads: a 2026-07-28 request is
-// answered `input_required` and re-run (input-required.ts); a 2025 session gets a real request.
-import {
-  type AuthInfo,
-  type ClientCapabilities,
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
-  type CreateMessageResultWithTools,
-  type ElicitRequestFormParams,
-  type ElicitRequestURLParams,
-  type ElicitResult,
-  type InputRequest,
-  type ListRootsResult,
-  type LoggingLevel,
-  type RequestOptions,
-  SdkError,
-  SdkErrorCode,
-  type ServerContext,
+// What handlers receive as their last argument: the types. The engine builds them (handler-context.ts).
+import type {
+  AuthInfo,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
 } from '@modelcontextprotocol/server';
-import { MissingClientCapabilityError, PierError } from './errors.js';
-import {
-  capabilityName,
-  envelopeCapabilities,
-  type InputKind,
-  type InputRound,
-  isElicitAnswer,
-  isRootsAnswer,
-  isSamplingAnswer,
-  missingCapability,
-} from './input-required.js';
 import type { Logger } from './logger.js';
 
 /** Tells subscribed clients that a resource changed; what a context needs of core's subscriptions. */
@@ -38,8 +21,7 @@ export interface ResourceNotifier {
 
 /**
  * What every tool, resource and prompt method receives as its last argument: the request being
- * served. Pier's own view of the SDK's request context, so that Pier can add to it without
- * breaking your methods.
+ * served, and the ways back to the client.
  */
 export interface RequestContext {
   /** Aborted when the client cancels the request or the connection goes away. */
@@ -50,13 +32,22 @@ export interface RequestContext {
   readonly sessionId: string | undefined;
   /** The server's stderr logger, scoped to the tool, resource or prompt. */
   readonly logger: Logger;
-  /** The SDK's own context, for what Pier does not wrap yet. */
-  readonly mcp: ServerContext;
   /**
    * Who is calling, as the HTTP transport's authenticator (`@pier/plugin-auth`) established it;
    * `undefined` without one, and on stdio.
    */
   readonly auth: AuthInfo | undefined;
+  /** `modern` (2026-07-28) or `legacy` (a 2025 revision): the era the request is served in. */
+  readonly era: 'modern' | 'legacy';
+  /** The protocol revision the request is served at, such as `2026-07-28` or `2025-11-25`. */
+  readonly protocolVersion: string;
+  /** The client, as the request (2026-07-28) or `initialize` (2025) describes it, when it did. */
+  readonly client: {
+    readonly info: Implementation | undefined;
+    readonly capabilities: ClientCapabilities | undefined;
+  };
+  /** A header of the HTTP request (case-insensitive); `undefined` off HTTP or when absent. */
+  header(name: string): string | undefined;
   /**
    * Tells every client subscribed to `uri` that the resource changed (`notifications/resources/updated`);
    * the same as `server.notifyResourceUpdated(uri)`. Clients that did not subscribe hear nothing.
@@ -71,9 +62,10 @@ export interface RequestContext {
    * Asks the user for input (`elicitation/create`): a form described by `requestedSchema`, or a URL to
    * open. Resolves with the user's `action` and, when accepted, `content` (checked against the schema).
    * On 2026-07-28 the request is answered `input_required` and this handler runs again from the top with
-   * the answer (see "Asking the client" in the README); on a 2025 session the client gets a real request.
-   * Rejects with a {@link MissingClientCapabilityError} when the client did not declare elicitation, and a
-   * `PierError` `CLIENT_REQUEST_UNAVAILABLE` when nothing reaches the client (stateless 2025-era HTTP).
+   * the answer (see "Asking the client" in the README); on a 2025 connection the client gets a real
+   * request, on the stream of the call that asks. Rejects with a {@link MissingClientCapabilityError} when
+   * the client did not declare elicitation, and a `PierError` `CLIENT_REQUEST_UNAVAILABLE` when nothing
+   * reaches the client (stateless 2025-era HTTP).
    */
   elicit(request: ElicitationRequest, options?: ClientRequestOptions): Promise<ElicitationResult>;
   /** Asks the client's model for a completion (`sampling/createMessage`); otherwise like {@link elicit}. */
@@ -110,7 +102,7 @@ export type ElicitationResult = ElicitResult;
 
 /** Options of a question for the client ({@link RequestContext.elicit}, `sample`, `listRoots`). */
 export interface ClientRequestOptions {
-  /** How long a 2025 session waits for the client's answer. Default: the SDK's, 60 s. */
+  /** How long a 2025 connection waits for the client's answer. Default 60 s. */
   readonly timeoutMs?: number;
   /**
    * The question's key in a 2026-07-28 `input_required` result (`inputRequests`), unique within the
@@ -134,9 +126,9 @@ export interface ToolContext extends RequestContext {
    */
   reportProgress(progress: number, options?: ProgressOptions): Promise<void>;
   /**
-   * Sends a log message to the client (`notifications/message`), filtered by the level the client
-   * set with `logging/setLevel`. This is the MCP client's log, not the server's stderr: use
-   * `logger` for operators.
+   * Sends a log message to the client (`notifications/message`), filtered by the level the client set
+   * (`logging/setLevel` on 2025 revisions, the request's `logLevel` on 2026-07-28). This is the MCP
+   * client's log, not the server's stderr: use `logger` for operators.
    */
   sendLog(level: LoggingLevel, data: unknown): Promise<void>;
   /**
@@ -158,181 +150,10 @@ export interface ResourceContext extends RequestContext {
 /** The context a prompt method receives as its second argument. */
 export interface PromptContext extends RequestContext {}
 
-/** What a context is built from, besides the SDK's context: the same for every request of one handler. */
-export interface ContextDeps {
-  readonly logger: Logger;
-  readonly notifier: ResourceNotifier;
-  /** The capabilities the client declared in `initialize` (2025 revisions); `undefined` if it never did. */
-  readonly initializeCapabilities: () => ClientCapabilities | undefined;
-}
-
-/** Builds a {@link ToolContext} around the SDK's context for one call. */
-export function toolContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-): ToolContext {
-  return {
-    ...requestContext(mcp, deps, round),
-    async reportProgress(progress, options) {
-      const progressToken = mcp.mcpReq._meta?.progressToken;
-      if (progressToken === undefined) return;
-      await mcp.mcpReq.notify({
-        method: 'notifications/progress',
-        params: {
-          progressToken,
-          progress,
-          ...(options?.total !== undefined && { total: options.total }),
-          ...(options?.message !== undefined && { message: options.message }),
-        },
-      });
-    },
-    async sendLog(level, data) {
-      await mcp.mcpReq.log(level, data);
-    },
-    closeStream() {
-      const close = mcp.http?.closeSSE;
-      if (close === undefined) return false;
-      close();
-      return true;
-    },
-  };
-}
-
-/** Builds a {@link ResourceContext}. */
-export function resourceContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-  variables: Readonly<Record<string, string | string[]>>,
-): ResourceContext {
-  return { ...requestContext(mcp, deps, round), variables };
-}
-
-/**
- * Builds the common part of every context. `round` is set on a 2026-07-28 request of a method that may
- * answer `input_required` (tools/call, prompts/get, resources/read).
- */
-export function requestContext(
-  mcp: ServerContext,
-  deps: ContextDeps,
-  round: InputRound | undefined,
-): RequestContext {
-  const declared = (): ClientCapabilities | undefined =>
-    envelopeCapabilities(mcp) ?? deps.initializeCapabilities();
-  const ask = <T>(
-    kind: InputKind,
-    request: InputRequest,
-    accept: (value: unknown) => boolean,
-    options: ClientRequestOptions | undefined,
-    push: () => Promise<T>,
-  ): Promise<T> => {
-    const asker = `ctx.${kind}`;
-    if (round !== undefined) {
-      const key = options?.key ?? round.nextKey(kind);
-      const answer = round.answer(key, accept);
-      return answer !== undefined
-        ? Promise.resolve(answer as T)
-        : round.ask(key, request, asker, options?.beforeTask === true);
-    }
-    if (mcp.mcpReq.envelope !== undefined) {
-      return Promise.reject(
-        new PierError(
-          'CLIENT_REQUEST_UNAVAILABLE',
-          `${asker}: input can be asked for only while serving tools/call, prompts/get or resources/read (this is ${mcp.mcpReq.method})`,
-        ),
-      );
-    }
-    const capabilities = deps.initializeCapabilities();
-    const missing = capabilities && missingCapability(request, capabilities);
-    if (missing) {
-      return Promise.reject(
-        new MissingClientCapabilityError(
-          missing,
-          `${asker}: the client did not declare the ${capabilityName(missing)} capability`,
-        ),
-      );
-    }
-    return askClient(mcp, asker, push);
-  };
-  return {
-    signal: mcp.mcpReq.signal,
-    requestId: mcp.mcpReq.id,
-    sessionId: mcp.sessionId,
-    logger: deps.logger,
-    mcp,
-    auth: mcp.http?.authInfo,
-    notifyResourceUpdated: (uri) => deps.notifier.notify(uri),
-    clientSupports(capability) {
-      const caps = declared();
-      if (caps === undefined) return false;
-      if (capability === 'elicitation.url') {
-        return (caps.elicitation as { url?: object } | undefined)?.url !== undefined;
-      }
-      return caps[capability] !== undefined;
-    },
-    elicit(request, options) {
-      const schema = (request as { requestedSchema?: unknown }).requestedSchema;
-      return ask(
-        'elicit',
-        { method: 'elicitation/create', params: request } as InputRequest,
-        (value) => isElicitAnswer(value, schema),
-        options,
-        () => mcp.mcpReq.elicitInput(request, requestOptions(mcp, options)),
-      );
-    },
-    sample(request, options) {
-      return ask(
-        'sample',
-        { method: 'sampling/createMessage', params: request } as InputRequest,
-        isSamplingAnswer,
-        options,
-        () => mcp.mcpReq.requestSampling(request, requestOptions(mcp, options)),
-      );
-    },
-    listRoots(options) {
-      return ask(
-        'listRoots',
-        { method: 'roots/list', params: {} } as InputRequest,
-        isRootsAnswer,
-        options,
-        () => mcp.mcpReq.send({ method: 'roots/list' }, requestOptions(mcp, options)),
-      );
-    },
-    async once(key, fn) {
-      if (round === undefined) return fn();
-      const name = `once:${key}`;
-      const remembered = round.remembered(name);
-      if (remembered !== undefined) {
-        round.remember(name, remembered.value);
-        return remembered.value as Awaited<ReturnType<typeof fn>>;
-      }
-      const value = await fn();
-      round.remember(name, value === undefined ? null : value);
-      return value;
-    },
-  };
-}
-
-function requestOptions(mcp: ServerContext, options: ClientRequestOptions | undefined): RequestOptions {
-  // The client's work is for this call: cancelling the call cancels it too.
-  return {
-    signal: mcp.mcpReq.signal,
-    ...(options?.timeoutMs !== undefined && { timeout: options.timeoutMs }),
-  };
-}
-
-/** Sends a request to a 2025-era client; no channel back to it is a `CLIENT_REQUEST_UNAVAILABLE`. */
-async function askClient<T>(mcp: ServerContext, asker: string, send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (error) {
-    if (!(error instanceof SdkError) || error.code !== SdkErrorCode.CapabilityNotSupported) throw error;
-    // Stateless HTTP answers each request with a server that never saw the client's initialize.
-    throw new PierError(
-      'CLIENT_REQUEST_UNAVAILABLE',
-      `${asker}: this HTTP server is stateless, so no session carries a request to the client (listen with sessions: true)`,
-      { cause: error },
-    );
-  }
+/** What a task run changes in the context its handler receives (see tasks.ts). */
+export interface ContextOverrides {
+  readonly signal: AbortSignal;
+  readonly reportProgress: ToolContext['reportProgress'];
+  readonly sendLog: ToolContext['sendLog'];
+  readonly closeStream: ToolContext['closeStream'];
 }

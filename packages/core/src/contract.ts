@@ -1,20 +1,50 @@
 // The plugin contract: what a plugin is, and what it can do through its context. Types only: nothing here
 // pulls HTTP code into core. The transport contract is in transport-contract.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, McpServer, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { AuthInfo, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import type { Middleware, MiddlewareContext, MiddlewareMatch } from './engine/middleware.js';
+
+/** Answers a request of a method a plugin serves (`PluginContext.addMethod`). */
+export type MethodHandler = (
+  ctx: MiddlewareContext,
+) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>;
+
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { TaskStatus } from './task-store.js';
 
-/** An HTTP route a plugin adds; every HTTP transport serves it before its MCP endpoint. */
+/**
+ * An HTTP route a plugin adds; every HTTP transport serves it before its MCP endpoint, on every runtime.
+ * Its handler is web-standard: a `Request` in, a `Response` out (synchronously when it can).
+ *
+ * @example
+ * ```ts
+ * ctx.addRoute({ method: 'GET', path: '/version', handler: () => Response.json({ version: '1.2.0' }) });
+ * ```
+ */
 export interface HttpRoute {
-  /** Upper-case HTTP method, such as `GET`. A `GET` route also answers `HEAD`. */
+  /** Upper-case HTTP method, such as `GET`. A `GET` route also answers `HEAD` (the transport drops the body). */
   readonly method: string;
   /** Exact path, such as `/health`; the query string is ignored when matching. */
   readonly path: string;
-  readonly handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  readonly handler: (request: Request) => Response | Promise<Response>;
+}
+
+/**
+ * What an {@link HttpAuthenticator} reads of a request, the same on every runtime and framework: no body, no
+ * copy of the headers (a node transport reads its own request's on demand).
+ */
+export interface HttpRequestHead {
+  /** Upper-case, such as `POST`. */
+  readonly method: string;
+  /** The request target as sent: the path and query string, such as `/mcp?x=1`. */
+  readonly url: string;
+  /**
+   * A header by its lower-case name; `undefined` when absent. A header sent more than once reads as its
+   * values joined with `, `, as HTTP folds them (so a repeated `Authorization` shows as one with a comma).
+   */
+  header(name: string): string | undefined;
 }
 
 /** Identity of the server a plugin is attached to. */
@@ -59,19 +89,34 @@ export interface PluginContext {
    */
   onClose(hook: CloseHook): () => void;
   /**
-   * Extends every SDK server Pier builds (one per stdio connection, per HTTP session, or per stateless
-   * HTTP request): extra capabilities, and request handlers registered after Pier's own. How an extension
-   * (tasks, skills, tracing) plugs in without editing core. Only during setup.
+   * Adds a middleware to the request engine: `match` is a method (`tools/call`), a list of methods, or `*`.
+   * It runs around every matching request, on every transport and in both eras; plugins' middleware runs
+   * in plugin order, after the server's own. Only during setup. See `Middleware`.
    */
-  extendMcpServer(extension: McpServerExtension): void;
+  use(match: MiddlewareMatch, middleware: Middleware): void;
+  /**
+   * Serves a request method of an extension (`io.example/things/list`), in the eras named (default both):
+   * `handler` gets the request (its `params`, `auth`…) and returns the result object. Middleware runs
+   * around it like any method. A method the server already serves cannot be replaced. Only during setup.
+   */
+  addMethod(
+    method: string,
+    handler: MethodHandler,
+    options?: { readonly eras?: 'both' | 'modern' | 'legacy' },
+  ): void;
+  /**
+   * Adds to the capabilities the server advertises (`initialize`, `server/discover`), merged key by key:
+   * an extension a plugin serves, say `{ extensions: { 'io.example/thing': {} } }`. Only during setup.
+   */
+  addCapabilities(capabilities: ServerCapabilities): void;
   /**
    * Sets the authenticator HTTP transports run on the MCP endpoint, after the Host/Origin check and before
    * the body is read. One per server: a second call, from any plugin, is `PLUGIN_INVALID`. Only during setup.
    */
   setAuthenticator(authenticator: HttpAuthenticator): void;
   /**
-   * Watches every request and notification the server's SDK servers receive, on every transport and both
-   * eras, and how each request ended: what tracing and metrics plugins need. Only during setup.
+   * Watches every request and notification the server receives, on every transport and both eras, and how
+   * each request ended: what tracing and metrics plugins need. Only during setup.
    */
   observe(observer: McpObserver): void;
 }
@@ -93,8 +138,8 @@ export interface McpObserver {
   /** A notification arrived (`notifications/initialized`, `notifications/cancelled`…). */
   onNotification?(notification: ObservedNotification): void;
   /**
-   * A connection-long SDK server received its first message: a stdio connection or a 2025 HTTP session
-   * (stateless HTTP has none). The function you return, if any, is called once when it closes.
+   * A connection opened: a stdio connection or a 2025 HTTP session (stateless HTTP has none). The function
+   * you return, if any, is called once when it closes.
    */
   onSession?(session: ObservedSession): (() => void) | undefined;
   /**
@@ -180,32 +225,14 @@ export type ObservedOutcome =
   | { readonly result: unknown }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
 
-/** What a plugin adds to each SDK server Pier builds; see {@link PluginContext.extendMcpServer}. */
-export interface McpServerExtension {
-  /** Merged into the capabilities the server advertises (`initialize`, `server/discover`). */
-  readonly capabilities?: ServerCapabilities;
-  /**
-   * Called with each new SDK server after Pier registered its tools, resources and prompts, before it is
-   * connected: register request handlers here. `era` is the protocol era the server will serve, when the
-   * transport knows it.
-   */
-  readonly setup?: (server: McpServer, context: McpServerSetupContext) => void;
-}
-
-/** What {@link McpServerExtension.setup} is told about the server it extends. */
-export interface McpServerSetupContext {
-  /** `modern` for 2026-07-28 traffic, `legacy` for the 2025 revisions; unknown for a server not built by a transport. */
-  readonly era: 'modern' | 'legacy' | undefined;
-}
-
 /**
  * Decides who is calling, for every request to the MCP endpoint of an HTTP transport (never for plugin
  * routes such as `/health`). It runs after the Host/Origin check and before the body is read, so a refused
- * request costs no body parsing. The `authInfo` it accepts reaches every handler (`ctx.auth`) and the SDK
- * (`ctx.mcp.http.authInfo`, per-tool scope challenges), on both protocol eras.
+ * request costs no body parsing. The `authInfo` it accepts reaches every handler and middleware (`ctx.auth`)
+ * and the scope checks of tools, resources and prompts, on both protocol eras.
  */
 export interface HttpAuthenticator {
-  authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome>;
+  authenticate(request: HttpRequestHead): HttpAuthOutcome | Promise<HttpAuthOutcome>;
   /**
    * A stable key for the principal behind `authInfo` (the same user with a refreshed token gives the same
    * key). A 2025-era session remembers the key of the principal that opened it and answers any other

@@ -328,7 +328,7 @@ describe('duplicates and conflicts', () => {
   ])('rejects %s %s and %s %s from two plugins, naming both', (m1, p1, m2, p2) => {
     const route = (name: string, method: string, path: string): PierPlugin => ({
       name,
-      setup: (ctx) => ctx.addRoute({ method, path, handler: () => {} }),
+      setup: (ctx) => ctx.addRoute({ method, path, handler: () => new Response() }),
     });
     const error = thrown(() =>
       createServer(
@@ -348,8 +348,8 @@ describe('duplicates and conflicts', () => {
     const plugin: PierPlugin = {
       name: 'both',
       setup(ctx) {
-        ctx.addRoute({ method: 'GET', path: '/hook', handler: () => {} });
-        ctx.addRoute({ method: 'POST', path: '/hook', handler: () => {} });
+        ctx.addRoute({ method: 'GET', path: '/hook', handler: () => new Response() });
+        ctx.addRoute({ method: 'POST', path: '/hook', handler: () => new Response() });
       },
     };
     const server = createServer(defineServer({ name: 'weather', version: '1', plugins: [plugin] }), quiet);
@@ -367,7 +367,7 @@ describe('duplicates and conflicts', () => {
   ])('rejects a route with a bad %s', (field, route) => {
     const plugin: PierPlugin = {
       name: 'routes',
-      setup: (ctx) => ctx.addRoute({ handler: () => {}, ...route } as never),
+      setup: (ctx) => ctx.addRoute({ handler: () => new Response(), ...route } as never),
     };
     const error = thrown(() =>
       createServer(defineServer({ name: 'weather', version: '1', plugins: [plugin] }), quiet),
@@ -385,7 +385,7 @@ describe('createServer', () => {
     );
   });
 
-  it('constructs the class once, with the config', () => {
+  it('constructs the class once, with the config', async () => {
     const made: unknown[] = [];
     @MCPServer({ name: 'weather', version: '1.0.0' })
     class CountingServer {
@@ -394,8 +394,9 @@ describe('createServer', () => {
       }
     }
     const server = createServer(CountingServer, { city: 'Oslo' }, quiet);
-    server.createMcpServer();
-    server.createMcpServer();
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    await server.engine.handle(list, { era: 'legacy' });
+    await server.engine.handle(list, { era: 'legacy' });
     expect(made).toEqual([{ city: 'Oslo' }]);
   });
 

@@ -9,8 +9,9 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import type { ResourceMeta, ToolMeta } from './apps.js';
 import type { PromptContext, RequestContext, ResourceContext, ToolContext } from './context.js';
-import type { PierPlugin } from './contract.js';
+import type { Icon, Meta } from './meta.js';
 
 /** A zod object shape, such as `{ city: z.string() }`. */
 export type ZodShape = Readonly<Record<string, z.ZodType>>;
@@ -104,6 +105,13 @@ export interface ToolOptions<
   readonly scopes?: readonly string[];
   /** Whether the tool runs as a task for clients of the tasks extension; see {@link ToolTaskSupport}. */
   readonly task?: ToolTaskSupport;
+  /** Icons a client may show beside it. */
+  readonly icons?: readonly Icon[];
+  /**
+   * Metadata listed with the tool (`tools/list`): your own keys under a prefix such as `com.example/`, and
+   * `ui` to link an MCP Apps view (`{ ui: { resourceUri: 'ui://notes/board' } }`).
+   */
+  readonly _meta?: ToolMeta;
 }
 
 /**
@@ -140,6 +148,13 @@ interface ResourceFields {
    * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
    */
   readonly scopes?: readonly string[];
+  /** Icons a client may show beside it. */
+  readonly icons?: readonly Icon[];
+  /**
+   * Metadata listed with the resource and set on the contents it reads as: your own keys, and for a
+   * `ui://` view (MCP Apps) `ui` with its CSP, permissions, domain and border preference.
+   */
+  readonly _meta?: ResourceMeta;
 }
 
 /** A resource at one fixed URI. */
@@ -176,6 +191,8 @@ export type ListedResource =
       readonly title?: string;
       readonly description?: string;
       readonly mimeType?: string;
+      readonly icons?: readonly Icon[];
+      readonly _meta?: Meta;
     };
 
 /** What a template's `list` returns. */
@@ -197,20 +214,10 @@ export interface PromptOptions<A extends ObjectSchema | undefined = undefined> {
    * (`@pier/plugin-auth`) is set: a caller without them gets 403 `insufficient_scope`. Ignored otherwise.
    */
   readonly scopes?: readonly string[];
-}
-
-/** Options of {@link MCPServer}: the server's identity and its plugins. */
-export interface MCPServerOptions {
-  /** Required, non-empty. Reported to clients and used as the log scope. */
-  readonly name: string;
-  /** Required: dotted numbers (`1`, `1.2`, `1.2.3`) with an optional `-pre.release` and `+build`. */
-  readonly version: string;
-  readonly title?: string;
-  readonly description?: string;
-  /** Sent to clients: how to use this server (often given to the model). */
-  readonly instructions?: string;
-  /** Run in order by `createServer`. */
-  readonly plugins?: readonly PierPlugin[];
+  /** Icons a client may show beside it. */
+  readonly icons?: readonly Icon[];
+  /** Metadata listed with the prompt (`prompts/list`). */
+  readonly _meta?: Meta;
 }
 
 /**
@@ -227,6 +234,8 @@ export interface ToolDeclaration<Args = never, Result = unknown> {
   /** See {@link ToolOptions.scopes}. */
   readonly scopes?: readonly string[];
   readonly task?: ToolTaskSupport;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: ToolMeta;
   readonly handler: (args: Args, ctx: ToolContext) => Result;
 }
 
@@ -244,14 +253,9 @@ export interface PromptDeclaration<Args = never> {
   readonly args?: ObjectSchema;
   /** See {@link PromptOptions.scopes}. */
   readonly scopes?: readonly string[];
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Meta;
   readonly handler: (args: Args, ctx: PromptContext) => PromptReturn;
-}
-
-/** A whole server as a plain object: what decorators build, and what JavaScript users write. */
-export interface ServerDeclaration extends MCPServerOptions {
-  readonly tools?: readonly ToolDeclaration[];
-  readonly resources?: readonly ResourceDeclaration[];
-  readonly prompts?: readonly PromptDeclaration[];
 }
 
 /** A plain tool with its handler typed from its schemas. */

@@ -1,12 +1,11 @@
 // Everything a server serves, collected from its class (or plain declaration) and its plugins, checked for
-// clashes and prepared once (schemas converted, templates parsed). Building SDK servers from it is
-// sdk-servers.ts's job.
-import { ResourceTemplate, type ToolAnnotations } from '@modelcontextprotocol/server';
-import type { HttpAuthenticator, HttpRoute, McpObserver, McpServerExtension } from './contract.js';
+// clashes and prepared once (schemas converted, templates parsed). The engine's catalog is built from it.
+import { type ServerCapabilities, type ToolAnnotations, UriTemplate } from '@modelcontextprotocol/server';
+import type { HttpAuthenticator, HttpRoute, McpObserver, MethodHandler } from './contract.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
+import { type MiddlewareEntry, middlewareEntry } from './engine/middleware.js';
 import { describe, fail, messageOf, PierError } from './errors.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
-import type { UriKind } from './subscriptions.js';
 
 /** A tool, ready to register: its SDK config is built once and shared by every SDK server. */
 export interface PreparedTool {
@@ -20,11 +19,10 @@ export interface PreparedTool {
   };
 }
 
-/** A resource, ready to register; `template` is set for a `uriTemplate` resource. */
+/** A resource, ready to register. */
 export interface PreparedResource {
   readonly declaration: ResourceDeclaration;
   readonly metadata: Readonly<Record<string, unknown>>;
-  readonly template: ResourceTemplate | undefined;
   readonly subscribable: boolean;
 }
 
@@ -34,28 +32,26 @@ export interface PreparedPrompt {
   readonly argsSchema: PreparedSchema | undefined;
 }
 
-/** Builds a `uriTemplate` resource's `list` callback for the SDK (see sdk-servers.ts). */
-export type TemplateLister = (
-  resource: ResourceDeclaration & { readonly uriTemplate: string },
-) => ConstructorParameters<typeof ResourceTemplate>[1]['list'];
-
 /** Collects registrations and rejects clashes, with a message naming both owners. */
 export class Declarations {
   readonly tools: PreparedTool[] = [];
   readonly resources: PreparedResource[] = [];
   readonly prompts: PreparedPrompt[] = [];
-  readonly extensions: McpServerExtension[] = [];
+  /** Capabilities plugins add (an extension they serve). */
+  readonly capabilities: ServerCapabilities[] = [];
   readonly observers: McpObserver[] = [];
+  readonly middleware: MiddlewareEntry[] = [];
+  /** Methods plugins serve, by name. */
+  readonly methods = new Map<
+    string,
+    { readonly handler: MethodHandler; readonly eras: 'both' | 'modern' | 'legacy'; readonly source: string }
+  >();
   readonly #toolNames = new Map<string, string>();
   readonly #resourceNames = new Map<string, string>();
   readonly #resourceUris = new Map<string, string>();
   readonly #promptNames = new Map<string, string>();
   readonly #routes = new Map<string, { readonly route: HttpRoute; readonly source: string }>();
-  /** Fixed resource URIs, and whether each is subscribable. */
-  readonly #fixedUris = new Map<string, boolean>();
   #authenticator: { readonly authenticator: HttpAuthenticator; readonly source: string } | undefined;
-
-  constructor(private readonly lister: TemplateLister) {}
 
   /** Plugin routes in registration order. */
   get routes(): readonly HttpRoute[] {
@@ -99,18 +95,12 @@ export class Declarations {
     const subscribable = resource.subscribable === true;
     if (resource.uriTemplate === undefined) {
       claim(this.#resourceUris, 'resource URI', resource.uri, source);
-      this.#fixedUris.set(resource.uri, subscribable);
-      this.resources.push({ declaration: resource, metadata, template: undefined, subscribable });
+      this.resources.push({ declaration: resource, metadata, subscribable });
       return;
     }
     claim(this.#resourceUris, 'resource URI template', resource.uriTemplate, source);
-    let template: ResourceTemplate;
     try {
-      // Immutable once built, so one serves every SDK server.
-      template = new ResourceTemplate(resource.uriTemplate, {
-        list: resource.list === undefined ? undefined : this.lister(resource),
-        ...(resource.complete !== undefined && { complete: { ...resource.complete } }),
-      });
+      new UriTemplate(resource.uriTemplate);
     } catch (error) {
       fail(
         `resource "${resource.name}" of ${source}`,
@@ -119,7 +109,7 @@ export class Declarations {
         resource.uriTemplate,
       );
     }
-    this.resources.push({ declaration: resource, metadata, template, subscribable });
+    this.resources.push({ declaration: resource, metadata, subscribable });
   }
 
   addPrompt(prompt: PromptDeclaration, source: string): void {
@@ -156,19 +146,36 @@ export class Declarations {
     this.#routes.set(`${normalized.method} ${path}`, { route: normalized, source });
   }
 
-  addExtension(extension: unknown, source: string): void {
-    const where = `${source}: extendMcpServer`;
-    if (typeof extension !== 'object' || extension === null) {
-      fail(where, 'extension', 'an object { capabilities?, setup? }', extension, 'PLUGIN_INVALID');
+  addCapabilities(capabilities: unknown, source: string): void {
+    if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+      fail(`${source}: addCapabilities`, 'capabilities', 'an object', capabilities, 'PLUGIN_INVALID');
     }
-    const { capabilities, setup } = extension as Partial<McpServerExtension>;
-    if (capabilities !== undefined && (typeof capabilities !== 'object' || capabilities === null)) {
-      fail(where, 'capabilities', 'an object', capabilities, 'PLUGIN_INVALID');
+    this.capabilities.push(Object.freeze({ ...(capabilities as ServerCapabilities) }));
+  }
+
+  addMethod(method: unknown, handler: unknown, options: unknown, source: string): void {
+    const where = `${source}: addMethod`;
+    if (typeof method !== 'string' || !/^[A-Za-z0-9_.\-/]+$/.test(method)) {
+      fail(where, 'method', 'a method name such as io.example/things/list', method, 'PLUGIN_INVALID');
     }
-    if (setup !== undefined && typeof setup !== 'function') {
-      fail(where, 'setup', 'a function', setup, 'PLUGIN_INVALID');
+    if (typeof handler !== 'function') fail(where, 'handler', 'a function', handler, 'PLUGIN_INVALID');
+    const eras = (options as { eras?: unknown } | undefined)?.eras ?? 'both';
+    if (eras !== 'both' && eras !== 'modern' && eras !== 'legacy') {
+      fail(where, 'eras', "'both', 'modern' or 'legacy'", eras, 'PLUGIN_INVALID');
     }
-    this.extensions.push(Object.freeze({ ...(extension as McpServerExtension) }));
+    const taken = this.methods.get(method);
+    if (taken !== undefined) {
+      throw new PierError('PLUGIN_INVALID', `${source} serves ${method}, but ${taken.source} already does`);
+    }
+    this.methods.set(method, { handler: handler as MethodHandler, eras, source });
+  }
+
+  addMiddleware(match: unknown, middleware: unknown, source: string): void {
+    try {
+      this.middleware.push(middlewareEntry(match, middleware, source, `${source}: use`));
+    } catch (error) {
+      throw new PierError('PLUGIN_INVALID', messageOf(error));
+    }
   }
 
   addObserver(observer: unknown, source: string): void {
@@ -211,15 +218,6 @@ export class Declarations {
     }
     this.#authenticator = { authenticator: authenticator as HttpAuthenticator, source };
   }
-
-  /** What `uri` is among this server's resources (fixed URIs first, then templates in order). */
-  readonly uriKind = (uri: string): UriKind => {
-    const fixed = this.#fixedUris.get(uri);
-    if (fixed !== undefined) return fixed ? 'subscribable' : 'static';
-    const matched = this.resources.find(({ template }) => template?.uriTemplate.match(uri) != null);
-    if (matched === undefined) return 'unknown';
-    return matched.subscribable ? 'subscribable' : 'static';
-  };
 }
 
 function claim(names: Map<string, string>, kind: string, name: string, source: string): void {

@@ -4,7 +4,6 @@
 
 import type { PromptContext, ResourceContext, ToolContext } from './context.js';
 import type {
-  MCPServerOptions,
   ObjectSchema,
   PromptDeclaration,
   PromptOptions,
@@ -13,12 +12,12 @@ import type {
   ResourceOptions,
   ResourceReturn,
   SchemaOutput,
-  ServerDeclaration,
   ToolDeclaration,
   ToolOptions,
   ToolReturn,
 } from './declaration.js';
 import { PierError } from './errors.js';
+import type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
 import {
   assertUniqueNames,
   validatePrompt,

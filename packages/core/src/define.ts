@@ -5,11 +5,11 @@ import type {
   PromptDefinition,
   ResourceDeclaration,
   SchemaOutput,
-  ServerDeclaration,
   ToolDeclaration,
   ToolDefinition,
   ToolReturn,
 } from './declaration.js';
+import type { ServerDeclaration } from './server-declaration.js';
 import {
   assertUniqueNames,
   validatePrompt,

@@ -13,6 +13,7 @@
  * | `ALREADY_LISTENING` | a second `listen()` on one server |
  * | `SERVER_CLOSED` | `listen()` after `close()`; `onClose()` once the close hooks started running |
  * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` when the client cannot be asked: it did not declare the capability (then the error is a {@link MissingClientCapabilityError}), or nothing reaches it (a stateless 2025-era HTTP request) |
+ * | `REQUEST_REFUSED` | a middleware refused a request ({@link RequestRefusedError}) |
  */
 export type PierErrorCode =
   | 'DECLARATION_INVALID'
@@ -24,7 +25,8 @@ export type PierErrorCode =
   | 'TRANSPORT_NOT_INSTALLED'
   | 'ALREADY_LISTENING'
   | 'SERVER_CLOSED'
-  | 'CLIENT_REQUEST_UNAVAILABLE';
+  | 'CLIENT_REQUEST_UNAVAILABLE'
+  | 'REQUEST_REFUSED';
 
 /**
  * The one error class of `@pier/core` (each Pier package has its own, all with a stable string `code`). `code` is stable across versions; `message` is for humans.
@@ -81,6 +83,54 @@ export class MissingClientCapabilityError extends PierError {
     // case apart and carries what is missing.
     super('CLIENT_REQUEST_UNAVAILABLE', message);
     this.requiredCapabilities = requiredCapabilities;
+  }
+}
+
+/** Options of {@link RequestRefusedError}: how the refusal reaches the client. */
+export interface RefusalOptions {
+  /** The JSON-RPC error code. Default `-32600` (invalid request). */
+  readonly rpcCode?: number;
+  /** The JSON-RPC error's `data`. */
+  readonly data?: unknown;
+  /**
+   * Over HTTP, while the response has not started: answer with this status and these headers, and, when
+   * `body` is given, with that JSON body instead of the JSON-RPC error (an OAuth error, say).
+   */
+  readonly http?: {
+    readonly status: number;
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly body?: unknown;
+  };
+  /** `tools/call` only: answer with a tool error result (`isError: true`, the message as text) instead. */
+  readonly asToolError?: boolean;
+}
+
+/**
+ * Refuses a request from a middleware, before or after `next()`: the client gets a JSON-RPC error with
+ * `rpcCode` (or, for `tools/call` with `asToolError`, a tool error result), the same in both protocol eras,
+ * and over HTTP the `http` status and headers when the response has not started.
+ *
+ * @example
+ * ```ts
+ * server.use('tools/call', async (ctx, next) => {
+ *   if (ctx.auth === undefined) throw new RequestRefusedError('sign in first', { http: { status: 401 } });
+ *   return next();
+ * });
+ * ```
+ */
+export class RequestRefusedError extends PierError {
+  override readonly name = 'RequestRefusedError';
+  readonly rpcCode: number;
+  readonly data: unknown;
+  readonly http: RefusalOptions['http'];
+  readonly asToolError: boolean;
+
+  constructor(message: string, options: RefusalOptions = {}) {
+    super('REQUEST_REFUSED', message);
+    this.rpcCode = options.rpcCode ?? -32600;
+    this.data = options.data;
+    this.http = options.http;
+    this.asToolError = options.asToolError === true;
   }
 }
 

@@ -5,11 +5,15 @@ import * as entry1 from './transport.js';
 
 it('@pier/core exports exactly its allow-list', () => {
   expect(Object.keys(entry0).sort()).toEqual([
+    'APPS_EXTENSION_ID',
+    'APP_MIME_TYPE',
+    'InMemoryKeyValueStore',
     'InMemoryTaskStore',
     'MCPServer',
     'MissingClientCapabilityError',
     'PierError',
     'Prompt',
+    'RequestRefusedError',
     'Resource',
     'TASKS_EXTENSION_ID',
     'Tool',
@@ -29,23 +33,19 @@ it('@pier/core exports exactly its allow-list', () => {
 
 it('@pier/core/transport exports exactly its allow-list', () => {
   expect(Object.keys(entry1).sort()).toEqual([
-    'DEFAULT_NEGOTIATED_PROTOCOL_VERSION',
+    'ErrorCode',
     'InMemoryServerEventBus',
+    'LEGACY_VERSIONS',
     'Lifecycle',
     'MAX_TIMER_MS',
-    'OAuthError',
-    'OAuthErrorCode',
-    'PROTOCOL_VERSION_META_KEY',
-    'SUPPORTED_PROTOCOL_VERSIONS',
-    'bearerAuthChallengeResponse',
-    'classifyInboundRequest',
-    'createMcpHandler',
+    'MODERN_VERSION',
+    'classifyEra',
     'describeValue',
-    'isInitializeRequest',
+    'echoId',
     'isJsonContentType',
     'localhostAllowedHostnames',
     'messageOf',
-    'parseJSONRPCMessage',
+    'serveTransport',
     'validateHostHeader',
   ]);
 });

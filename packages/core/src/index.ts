@@ -14,6 +14,15 @@ export type {
 } from '@modelcontextprotocol/server';
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
+export type {
+  AppCsp,
+  AppResourceMeta,
+  AppToolMeta,
+  AppToolVisibility,
+  ResourceMeta,
+  ToolMeta,
+} from './apps.js';
+export { APP_MIME_TYPE, APPS_EXTENSION_ID } from './apps.js';
 export type { CloseHook } from './close-hooks.js';
 export type { BinaryData, EmbeddedResourceContents } from './content.js';
 export { audioContent, embeddedResource, imageContent } from './content.js';
@@ -34,10 +43,10 @@ export type {
   HttpAuthenticator,
   HttpAuthOutcome,
   HttpRefusal,
+  HttpRequestHead,
   HttpRoute,
   McpObserver,
-  McpServerExtension,
-  McpServerSetupContext,
+  MethodHandler,
   ObservedClientRequest,
   ObservedNotification,
   ObservedOutcome,
@@ -57,7 +66,6 @@ export type {
   JsonSchema,
   ListedResource,
   ListedResources,
-  MCPServerOptions,
   ObjectSchema,
   PromptDeclaration,
   PromptDefinition,
@@ -68,7 +76,6 @@ export type {
   ResourceReturn,
   SchemaInput,
   SchemaOutput,
-  ServerDeclaration,
   TemplateResourceOptions,
   ToolDeclaration,
   ToolDefinition,
@@ -80,11 +87,15 @@ export type {
 export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
-export type { PierErrorCode } from './errors.js';
-export { MissingClientCapabilityError, PierError } from './errors.js';
+export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
+export type { PierErrorCode, RefusalOptions } from './errors.js';
+export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
+export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './kv-store.js';
+export { InMemoryKeyValueStore } from './kv-store.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
+export type { Icon, Meta } from './meta.js';
 export { jsonSchema } from './schema.js';
 export type {
   CloseOptions,
@@ -96,6 +107,7 @@ export type {
   TransportListenOptions,
 } from './server.js';
 export { createServer } from './server.js';
+export type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
 export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './skills.js';
 export type { StdioListenOptions } from './stdio.js';
 export type {
@@ -109,10 +121,4 @@ export type {
 export { InMemoryTaskStore } from './task-store.js';
 export type { TasksOptions } from './tasks.js';
 export { TASKS_EXTENSION_ID } from './tasks.js';
-export type {
-  BusEvent,
-  EventBus,
-  ListenResult,
-  PierTransport,
-  SdkServerOptions,
-} from './transport-contract.js';
+export type { BusEvent, EventBus, ListenResult, PierTransport } from './transport-contract.js';

@@ -3,18 +3,26 @@
 // with an `input_required` result, and is run again from the top when the client retries with the answers.
 // Answers gathered in earlier rounds travel in the signed `requestState`, so any replica holding the key
 // can serve the next round.
+import type { ClientCapabilities, InputRequest, InputRequiredResult } from '@modelcontextprotocol/server';
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   fromJsonSchema,
-  type InputRequest,
-  type InputRequiredResult,
   inputRequired,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
+import { nextTurn, sha256 } from './engine/runtime.js';
 import { MissingClientCapabilityError } from './errors.js';
+
+/** What a round reads of the request it serves. */
+export interface RoundRequest {
+  /** The payload of the request's `requestState`, verified; `undefined` on a first round. */
+  readonly verifiedState: unknown;
+  /** The bare answers of the request's `inputResponses`, by key. */
+  readonly inputResponses: Readonly<Record<string, unknown>>;
+  /** What the request's envelope declares. */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+}
 
 /** What Pier keeps in a `requestState` (signed with the server's key, readable by the client: no secrets). */
 export interface RoundState {
@@ -70,21 +78,14 @@ export class InputRound {
   /** `source` is the request (its `inputResponses` and declared capabilities), or a task's run. */
   constructor(
     known: Readonly<Record<string, unknown>>,
-    source:
-      | ServerContext
-      | {
-          readonly inputResponses: Readonly<Record<string, unknown>>;
-          readonly capabilities: ClientCapabilities;
-        },
+    source: {
+      readonly inputResponses: Readonly<Record<string, unknown>>;
+      readonly clientCapabilities: ClientCapabilities | undefined;
+    },
   ) {
     this.#known = known;
-    if ('mcpReq' in source) {
-      this.#fresh = source.mcpReq.inputResponses ?? {};
-      this.#capabilities = envelopeCapabilities(source) ?? {};
-    } else {
-      this.#fresh = source.inputResponses;
-      this.#capabilities = source.capabilities;
-    }
+    this.#fresh = source.inputResponses;
+    this.#capabilities = source.clientCapabilities ?? {};
   }
 
   /** Resolves once the handler is stalled on questions (see {@link whenStalled}); made on first use. */
@@ -147,7 +148,7 @@ export class InputRound {
     if (this.phase === 'task' || (this.phase === 'call' && !beforeTask)) this.taskAsks.add(key);
     // Asks made together (`Promise.all`) arrive in the same turn of the event loop: answer once they are in.
     if (this.pending.size === 1) {
-      setImmediate(() => {
+      nextTurn(() => {
         this.#isStalled = true;
         for (const listener of this.#onStall?.splice(0) ?? []) listener();
       });
@@ -168,14 +169,14 @@ export class InputRound {
  * A state minted for another request, principal, or past `maxRounds` is refused like a forged one.
  */
 export async function runRound<T>(
-  mcp: ServerContext,
+  request: RoundRequest,
   target: Target,
   codec: RoundCodec,
   maxRounds: number,
   handler: (round: InputRound) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
-  const state = verifiedState(mcp, target, maxRounds);
-  const round = new InputRound(state?.a ?? {}, mcp);
+  const state = await verifiedState(request, target, maxRounds);
+  const round = new InputRound(state?.a ?? {}, request);
   const running = handler(round);
   // One promise per call, settled by whichever comes first: the handler's end or its questions.
   const outcome = await new Promise<{ value: T } | { error: unknown } | undefined>((resolve) => {
@@ -191,17 +192,22 @@ export async function runRound<T>(
   }
   round.abandon();
   running.catch(() => undefined);
-  return nextRound(mcp, round, state, target, codec);
+  return nextRound(round, state, target, codec);
 }
 
 /**
  * The request's verified state when it belongs to `target` (see {@link runRound}); `undefined` on a first
  * round. A state of another request, or past `maxRounds`, is refused like a forged one.
  */
-export function verifiedState(mcp: ServerContext, target: Target, maxRounds: number): RoundState | undefined {
-  const state = mcp.mcpReq.requestState<RoundState>();
-  if (state !== undefined && !isRoundState(state, target())) throw invalidState();
-  if (state !== undefined && state.r >= maxRounds) {
+export async function verifiedState(
+  request: RoundRequest,
+  target: Target,
+  maxRounds: number,
+): Promise<RoundState | undefined> {
+  const state = request.verifiedState;
+  if (state === undefined) return undefined;
+  if (!isRoundState(state, await target())) throw invalidState();
+  if (state.r >= maxRounds) {
     throw protocolAnswer(
       new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
@@ -214,7 +220,6 @@ export function verifiedState(mcp: ServerContext, target: Target, maxRounds: num
 
 /** The `input_required` result asking `round`'s pending questions, with the state for the next round. */
 export async function nextRound(
-  mcp: ServerContext,
   round: InputRound,
   state: RoundState | undefined,
   target: Target,
@@ -223,22 +228,22 @@ export async function nextRound(
   const next: RoundState = {
     v: 1,
     a: { ...(state?.a ?? {}), ...round.used },
-    t: target(),
+    t: await target(),
     r: (state?.r ?? 0) + 1,
   };
   return inputRequired({
     inputRequests: Object.fromEntries(round.pending),
-    requestState: await codec.mint(next, mcp),
+    requestState: await codec.mint(next),
   });
 }
 
-/** What {@link runRound} needs of the request-state codec. */
+/** What {@link runRound} needs of the request-state codec: signing, bound to the request being served. */
 export interface RoundCodec {
-  mint(state: RoundState, mcp: ServerContext): Promise<string>;
+  mint(state: RoundState): Promise<string>;
 }
 
 /** The request a state belongs to, computed only when a state is minted or checked. */
-export type Target = () => string;
+export type Target = () => Promise<string>;
 
 /**
  * Identifies the request a state belongs to: the method, what it names (tool, prompt, URI), its
@@ -248,23 +253,11 @@ export type Target = () => string;
  */
 export function requestTarget(method: string, name: string, args: unknown, principal: () => string): Target {
   const subject = `${method}\0${name}\0${canonicalJson(args)}`;
-  let target: string | undefined;
+  let target: Promise<string> | undefined;
   return () => {
-    // `node:crypto` is loaded on the first hash, not at start-up (it adds ≈ 1.5 % to a cold start).
-    target ??= process
-      .getBuiltinModule('node:crypto')
-      .createHash('sha256')
-      .update(`${subject}\0${principal()}`)
-      .digest('base64url');
+    target ??= sha256(`${subject}\0${principal()}`);
     return target;
   };
-}
-
-/** The capabilities a 2026-07-28 request declares in its `_meta` envelope; `undefined` on a 2025 request. */
-export function envelopeCapabilities(mcp: ServerContext): ClientCapabilities | undefined {
-  const envelope = mcp.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
-  if (envelope === undefined) return undefined;
-  return (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
 }
 
 /** The capability `request` needs that `capabilities` lacks, as the spec's `requiredCapabilities` names it. */
@@ -312,14 +305,21 @@ export function invalidState(): ProtocolError {
 const refusedAsks = new WeakMap<MissingClientCapabilityError, { key: string; request: InputRequest }>();
 
 /**
- * A handler's uncaught missing-capability error on a 2026-07-28 request, as an `input_required` result
- * carrying the question the client cannot answer: the SDK's capability gate answers it with the spec's
- * `-32021` naming the capability (HTTP 400), which a tool could not do by throwing (the SDK turns a tool's
- * throw into a tool error). `undefined` for an error Pier did not raise.
+ * A handler's uncaught missing-capability error on a 2026-07-28 request, as the protocol's `-32021` naming
+ * the question the client cannot answer (HTTP 400): what a tool cannot say by throwing, since whatever a
+ * tool throws is its error result. `undefined` for an error Pier did not raise.
  */
-export function refusedQuestion(error: MissingClientCapabilityError): InputRequiredResult | undefined {
+export function refusedQuestion(
+  error: MissingClientCapabilityError,
+): MissingRequiredClientCapabilityError | undefined {
   const asked = refusedAsks.get(error);
-  return asked && inputRequired({ inputRequests: { [asked.key]: asked.request } });
+  if (asked === undefined) return undefined;
+  return protocolAnswer(
+    new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: error.requiredCapabilities } as never,
+      `Cannot request input '${asked.key}' (${asked.request.method}): the request's client capabilities do not declare the required capability`,
+    ),
+  );
 }
 
 /**

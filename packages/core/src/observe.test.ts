@@ -2,15 +2,15 @@
 // around the handler — on both eras, with a throwing observer breaking nothing.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { McpObserver, ObservedOutcome, ObservedRequest, ObservedSession } from './contract.js';
 import { defineServer, defineTool } from './define.js';
+import { serveTransport } from './serve-transport.js';
 import { createServer, type PierServer } from './server.js';
-import { deferred, ERAS, quiet, REVISION } from './test-helpers.js';
+import { ERAS, quiet, REVISION } from './test-helpers.js';
 import type { TransportHost } from './transport-contract.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -101,12 +101,6 @@ describe.each(Object.keys(ERAS) as (keyof typeof ERAS)[])('observe() over %s', (
   });
 });
 
-it('a server without observers is not wrapped', () => {
-  const server = observed([]);
-  const mcp = server.createMcpServer();
-  expect(Object.hasOwn(mcp, 'connect')).toBe(false);
-});
-
 describe('observe(): sessions and the requests a server sends its client', () => {
   it('sees a stdio-like connection open and close once, and an elicitation asked from inside the handler’s context', async () => {
     const sessions: ObservedSession[] = [];
@@ -141,14 +135,15 @@ describe('observe(): sessions and the requests a server sends its client', () =>
       },
     ]);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const handle = serveStdio(() => server.createMcpServer(), { transport: serverSide });
+    const handle = await serveTransport(server, serverSide);
     const client = new Client({ name: 'asked', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
     await client.connect(clientSide);
     const answer = await client.callTool({ name: 'ask', arguments: {} });
     expect(answer).toMatchObject({ content: [{ type: 'text', text: 'decline' }] });
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ era: undefined, sessionId: undefined });
+    // A stdio connection: no session id; its era is what its first message decided.
+    expect(sessions[0]).toMatchObject({ era: 'legacy', sessionId: undefined });
     expect(asked).toEqual([
       {
         method: 'elicitation/create',
@@ -201,22 +196,7 @@ describe('streams (TransportHost.reportStream)', () => {
   });
 });
 
-/** A one-request transport for an SDK server, as a stateless HTTP transport connects one. */
-class OneRequest implements Transport {
-  onmessage?: Transport['onmessage'];
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  readonly answered = deferred<JSONRPCMessage>();
-  async start() {}
-  async close() {
-    this.onclose?.();
-  }
-  async send(message: JSONRPCMessage) {
-    this.answered.resolve(message);
-  }
-}
-
-/** The host a transport is given (its direct path above all), captured by a transport that listens nowhere. */
+/** The host a transport is given, captured by a transport that listens nowhere. */
 async function hostOf(server: PierServer): Promise<TransportHost> {
   let captured: TransportHost | undefined;
   await server.listen({
@@ -230,12 +210,11 @@ async function hostOf(server: PierServer): Promise<TransportHost> {
   return captured as TransportHost;
 }
 
-describe('observe(): stateless tools/call on the direct path (no SDK server)', () => {
-  const replayedRuns = { count: 0 };
-  const direct = (observers: McpObserver[]) =>
+describe('observe(): requests a transport hands the engine (stateless HTTP, a 2025 session)', () => {
+  const engineServer = (observers: McpObserver[]) =>
     createServer(
       defineServer({
-        name: 'direct',
+        name: 'engine',
         version: '1.0.0',
         tools: [
           defineTool({
@@ -250,15 +229,6 @@ describe('observe(): stateless tools/call on the direct path (no SDK server)', (
             name: 'fails',
             input: { text: z.string() },
             handler: ({ text }) => ({ content: [{ type: 'text' as const, text }], isError: true }),
-          }),
-          defineTool({
-            name: 'annotated',
-            input: { text: z.string() },
-            // Not plain text: the direct path runs it, the SDK writes its result (a replay).
-            handler: ({ text }) => {
-              replayedRuns.count += 1;
-              return { content: [{ type: 'text' as const, text, annotations: { priority: 1 } }] };
-            },
           }),
         ],
         plugins: [
@@ -293,103 +263,57 @@ describe('observe(): stateless tools/call on the direct path (no SDK server)', (
   }
 
   const authInfo = { token: 'not-logged', clientId: 'client-1', scopes: ['read'] };
+  const traceparent = `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`;
+  const inbound = {
+    era: 'legacy' as const,
+    headers: (name: string) => (name === 'traceparent' ? traceparent : undefined),
+    allHeaders: () => new Headers({ traceparent }),
+    authInfo,
+  };
   const call = (id: number, name: string, text: string) => ({
-    message: { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name, arguments: { text } } },
-    request: new Request('http://127.0.0.1/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`,
-      },
-    }),
+    jsonrpc: '2.0' as const,
+    id,
+    method: 'tools/call',
+    params: { name, arguments: { text } },
   });
-
-  /** Serves `message` as the 2025-era stateless transport does: a fresh SDK server for it. */
-  async function throughSdk(host: TransportHost, { message, request }: ReturnType<typeof call>) {
-    const server = host.createMcpServer({ era: 'legacy', lifetime: 'request', subscriptions: false });
-    const transport = new OneRequest();
-    await server.connect(transport);
-    transport.onmessage?.(message, { request, authInfo });
-    const answer = await transport.answered.promise;
-    await server.close();
-    return answer;
-  }
 
   it.each([
     ['a text result', 'echo'],
     ['an error result', 'fails'],
-  ])('%s: every observer sees what an SDK server shows it, the tool inside its dispatch', async (_, tool) => {
-    const viaDirect = recorder();
-    const viaSdk = recorder();
-    const broken: McpObserver = {
-      onRequest() {
-        throw new Error('a broken observer');
-      },
-    };
-    const host = await hostOf(direct([viaDirect.observer, broken]));
-    const reference = await hostOf(direct([viaSdk.observer, broken]));
-    const directCalls = host.directToolCalls;
-    expect(directCalls).toBeDefined();
-    seenInHandler.length = 0;
+  ])(
+    '%s: every observer sees the request and how it ended, the tool inside its dispatch',
+    async (_, tool) => {
+      const { seen, observer } = recorder();
+      const broken: McpObserver = {
+        onRequest() {
+          throw new Error('a broken observer');
+        },
+      };
+      const host = await hostOf(engineServer([observer, broken]));
+      seenInHandler.length = 0;
+      const answer = await host.engine.handle(call(7, tool, 'hi'), inbound);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({
+        method: 'tools/call',
+        id: 7,
+        era: 'legacy',
+        authInfo,
+        session: undefined,
+        sessionId: undefined,
+        headers: { traceparent },
+        outcome: { result: (answer?.message as { result: unknown } | undefined)?.result },
+      });
+      if (tool === 'echo') expect(seenInHandler).toEqual(['span:7']);
+      else expect(seen[0]?.outcome).toMatchObject({ result: { isError: true } });
+    },
+  );
 
-    const sent = call(7, tool, 'hi');
-    const outcome = await directCalls?.call(tool, sent.message.params.arguments, 'legacy', {
-      id: 7,
-      params: sent.message.params,
-      request: sent.request,
-      authInfo,
-    });
-    const answer = await throughSdk(reference, call(7, tool, 'hi'));
-
-    expect(outcome).toEqual({ result: (answer as { result: unknown }).result });
-    expect(viaDirect.seen).toHaveLength(1);
-    expect(viaDirect.seen).toEqual(viaSdk.seen);
-    expect(viaDirect.seen[0]).toMatchObject({
-      method: 'tools/call',
-      id: 7,
-      era: 'legacy',
-      authInfo,
-      session: undefined,
-      headers: { traceparent: expect.any(String) },
-    });
-    if (tool === 'echo') expect(seenInHandler).toEqual(['span:7', 'span:7']);
-  });
-
-  it('a call whose result the SDK writes (a replay) is seen once, with the answer the SDK wrote', async () => {
-    const viaDirect = recorder();
-    const viaSdk = recorder();
-    const host = await hostOf(direct([viaDirect.observer]));
-    const reference = await hostOf(direct([viaSdk.observer]));
-    const directCalls = host.directToolCalls as NonNullable<TransportHost['directToolCalls']>;
-    const before = replayedRuns.count;
-
-    const sent = call(8, 'annotated', 'once');
-    const outcome = await directCalls.call('annotated', sent.message.params.arguments, 'legacy', {
-      id: 8,
-      params: sent.message.params,
-      request: sent.request,
-      authInfo,
-    });
-    expect(outcome).toHaveProperty('replay');
-    // Reported, but not finished: the SDK has not written the answer yet.
-    expect(viaDirect.seen).toHaveLength(1);
-    expect(viaDirect.seen[0]).not.toHaveProperty('outcome');
-    directCalls.replay(sent.request, (outcome as { replay: unknown }).replay);
-    const written = await throughSdk(host, sent);
-    await throughSdk(reference, call(8, 'annotated', 'once'));
-
-    expect(replayedRuns.count - before).toBe(2); // once per server: the replay did not run it again
-    expect(viaDirect.seen).toHaveLength(1);
-    expect(viaDirect.seen).toEqual(viaSdk.seen);
-    expect(viaDirect.seen[0]?.outcome).toEqual({ result: (written as { result: unknown }).result });
-  });
-
-  it('a call made in a 2025 session is seen in that session, as the session’s SDK server shows it', async () => {
+  it('a call made in a 2025 session is seen in that session', async () => {
     const sessions: ObservedSession[] = [];
-    const viaDirect = recorder();
+    const { seen, observer } = recorder();
     const host = await hostOf(
-      direct([
-        viaDirect.observer,
+      engineServer([
+        observer,
         {
           onSession: (session) => {
             sessions.push(session);
@@ -398,41 +322,28 @@ describe('observe(): stateless tools/call on the direct path (no SDK server)', (
         },
       ]),
     );
-    const server = host.createMcpServer({ era: 'legacy' });
-    const transport = new OneRequest();
-    (transport as { sessionId?: string }).sessionId = 'session-1';
-    await server.connect(transport);
-    // The session's first message (its initialize) opens it for the observers.
-    transport.onmessage?.({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'session-client', version: '1.0.0' },
+    const connection = host.engine.connect({ sessionId: 'session-1', send: () => {}, transport: 'http' });
+    await host.engine.handle(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'session-client', version: '1.0.0' },
+        },
       },
-    });
-    await transport.answered.promise;
-    const sent = call(9, 'echo', 'in a session');
-    const outcome = await host.directToolCalls?.call('echo', sent.message.params.arguments, 'legacy', {
-      id: 9,
-      params: sent.message.params,
-      request: sent.request,
-      server,
-    });
-    expect(outcome).toHaveProperty('result');
+      { ...inbound, connection },
+    );
+    const answer = await host.engine.handle(call(9, 'echo', 'in a session'), { ...inbound, connection });
+    expect(answer?.message).toHaveProperty('result');
     expect(sessions).toHaveLength(1);
-    const seen = viaDirect.seen.find((request) => request.id === 9);
-    expect(seen).toMatchObject({ session: sessions[0], sessionId: 'session-1', era: 'legacy' });
-    await server.close();
-  });
-
-  it('leaves the call to the SDK when the caller cannot say what the request was', async () => {
-    const { observer } = recorder();
-    const host = await hostOf(direct([observer]));
-    expect(host.directToolCalls?.call('echo', { text: 'hi' }, 'legacy')).toBeUndefined();
-    const bare = await hostOf(direct([]));
-    expect(bare.directToolCalls?.call('echo', { text: 'hi' }, 'legacy')).toBeInstanceOf(Promise);
+    expect(seen.find((request) => request.id === 9)).toMatchObject({
+      session: sessions[0],
+      sessionId: 'session-1',
+      era: 'legacy',
+    });
+    connection.close();
   });
 });

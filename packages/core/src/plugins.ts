@@ -60,9 +60,17 @@ export function setUpPlugin(plugin: PierPlugin, host: PluginHost): void {
     logger,
     notifyResourceUpdated: (uri) => host.notifier.notify(uri),
     onClose: (hook) => host.closeHooks.add(hook, logger, `${source}: onClose`),
-    extendMcpServer: (extension) => {
-      whileOpen('extendMcpServer');
-      registry.addExtension(extension, source);
+    use: (match, middleware) => {
+      whileOpen('use');
+      registry.addMiddleware(match, middleware, source);
+    },
+    addMethod: (method, handler, options) => {
+      whileOpen('addMethod');
+      registry.addMethod(method, handler, options, source);
+    },
+    addCapabilities: (capabilities) => {
+      whileOpen('addCapabilities');
+      registry.addCapabilities(capabilities, source);
     },
     setAuthenticator: (authenticator) => {
       whileOpen('setAuthenticator');

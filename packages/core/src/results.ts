@@ -5,6 +5,7 @@ import type {
   PromptMessage,
   ReadResourceResult,
 } from '@modelcontextprotocol/server';
+import { base64 } from './engine/runtime.js';
 import { messageOf } from './errors.js';
 
 /** A tool's return value as a `CallToolResult`; see `ToolReturn` for the rules. */
@@ -29,23 +30,22 @@ export function toResourceResult(
   value: unknown,
   uri: string,
   mimeType: string | undefined,
+  meta?: Readonly<Record<string, unknown>>,
 ): ReadResourceResult {
+  // The declaration's `_meta` goes on contents Pier builds (hosts read a view's `_meta.ui` there).
+  const withMeta = meta === undefined ? {} : { _meta: meta };
   if (typeof value === 'string')
-    return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: value }] };
+    return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: value, ...withMeta }] };
   if (value instanceof Uint8Array) {
     return {
-      contents: [
-        {
-          uri,
-          mimeType: mimeType ?? 'application/octet-stream',
-          blob: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
-        },
-      ],
+      contents: [{ uri, mimeType: mimeType ?? 'application/octet-stream', blob: base64(value), ...withMeta }],
     };
   }
   if (isPlainObject(value) && Array.isArray(value.contents)) return value as ReadResourceResult;
   return {
-    contents: [{ uri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(value) ?? 'null' }],
+    contents: [
+      { uri, mimeType: mimeType ?? 'application/json', text: JSON.stringify(value) ?? 'null', ...withMeta },
+    ],
   };
 }
 

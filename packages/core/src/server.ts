@@ -1,17 +1,28 @@
 // createServer: a declaration plus its plugins → a server that listens and closes.
-import { InMemoryServerEventBus, type McpServer } from '@modelcontextprotocol/server';
+import { InMemoryServerEventBus, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { appsCapability } from './apps.js';
 import { type CloseHook, CloseHooks, DEFAULT_CLOSE_HOOK_TIMEOUT_MS } from './close-hooks.js';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, PierPlugin, ServerInfo } from './contract.js';
-import type { ServerDeclaration } from './declaration.js';
 import { Declarations } from './declarations.js';
 import { classDeclaration } from './decorators.js';
+import { Catalog } from './engine/catalog.js';
+import { Engine } from './engine/engine.js';
+import { defineCompletion } from './engine/methods/completion.js';
+import { defineListen } from './engine/methods/listen.js';
+import { definePrompts } from './engine/methods/prompts.js';
+import { defineResources } from './engine/methods/resources.js';
+import { defineSession } from './engine/methods/session.js';
+import { defineTools } from './engine/methods/tools.js';
+import { type Middleware, type MiddlewareMatch, middlewareEntry } from './engine/middleware.js';
+import { RequestStateCodec } from './engine/modern/request-state.js';
+import { Rounds } from './engine/rounds.js';
 import { describe, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
 import { DEFAULT_MAX_ROUNDS } from './input-required.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
 import { streamReporter, taskStatusReporter } from './observe.js';
 import { setUpPlugin } from './plugins.js';
-import { SdkServerBuilder, templateLister } from './sdk-servers.js';
+import type { ServerDeclaration } from './server-declaration.js';
 import { type ShutdownSignal, watchSignals } from './signals.js';
 import {
   SKILL_URI_PREFIX,
@@ -23,15 +34,13 @@ import {
 import type { StdioListenOptions } from './stdio.js';
 import { ResourceUpdates } from './subscriptions.js';
 import { InMemoryTaskStore } from './task-store.js';
-import { Tasks, type TasksOptions } from './tasks.js';
+import { TASKS_EXTENSION_ID, Tasks, type TasksOptions } from './tasks.js';
 import type {
   CloseReason,
-  DirectToolCalls,
   EventBus,
   ListenResult,
   PierTransport,
   RunningTransport,
-  SdkServerOptions,
   TransportHost,
 } from './transport-contract.js';
 import { validatePlugins, validateServerDeclaration } from './validate.js';
@@ -91,6 +100,11 @@ export interface CreateServerOptions {
    */
   readonly plugins?: readonly PierPlugin[];
   /**
+   * Items per page of `tools/list`, `prompts/list` and `resources/templates/list`: clients follow
+   * `nextCursor`. Default: whole lists.
+   */
+  readonly pageSize?: number;
+  /**
    * How long the close hooks (`onClose`) may take together before the close goes on without them.
    * Default 10 000 ms.
    */
@@ -122,9 +136,24 @@ export interface CloseOptions {
 
 /**
  * A server made by {@link createServer}. It is also a {@link TransportHost}, so it can be handed to
- * a transport of your own, and `createMcpServer()` can feed the SDK's `createMcpHandler` or `serveStdio`.
+ * a transport of your own.
  */
 export interface PierServer extends TransportHost {
+  /**
+   * Adds a middleware to the request engine, after the plugins' own: `match` is a method (`tools/call`), a
+   * list of methods, or `*`. It runs around every matching request, on every transport and in both eras:
+   * it can refuse the request (`RequestRefusedError`), change its arguments, change or replace its result,
+   * and time it. Only before `listen()`.
+   *
+   * @example
+   * ```ts
+   * server.use('tools/call', async (ctx, next) => {
+   *   const started = performance.now();
+   *   try { return await next(); } finally { ctx.logger.info('call', { tool: ctx.name, ms: performance.now() - started }); }
+   * });
+   * ```
+   */
+  use(match: MiddlewareMatch, middleware: Middleware): this;
   /** Where the server listens, once `listen()` resolved. */
   readonly address: ListenResult | undefined;
   /**
@@ -215,7 +244,7 @@ class Server implements PierServer {
   readonly reportStream?: (stream: ObservedStream) => () => void;
   readonly #lifecycle: Lifecycle;
   readonly #updates: ResourceUpdates;
-  readonly #builder: SdkServerBuilder;
+  readonly engine: Engine;
   readonly #skills: Skills | undefined;
   readonly #tasks: Tasks | undefined;
   readonly #host: TransportHost;
@@ -251,7 +280,7 @@ class Server implements PierServer {
         this.logger.warn('an event listener failed', { error: messageOf(error) }),
       );
     this.#updates = new ResourceUpdates(this.logger, this.events);
-    const declarations = new Declarations(templateLister(this.logger, this.#updates));
+    const declarations = new Declarations();
     for (const tool of declaration.tools ?? []) declarations.addTool(tool, source);
     for (const resource of declaration.resources ?? []) declarations.addResource(resource, source);
     for (const prompt of declaration.prompts ?? []) declarations.addPrompt(prompt, source);
@@ -265,7 +294,13 @@ class Server implements PierServer {
     };
     const plugins = allPlugins(declaration.plugins ?? [], options.plugins ?? [], source);
     for (const plugin of plugins) setUpPlugin(plugin, pluginHost);
-    this.#skills = options.skills === undefined ? undefined : this.#serveSkills(options.skills, declarations);
+    if (options.skills !== undefined) assertNoSkillUris(declarations);
+    this.#skills =
+      options.skills === undefined
+        ? undefined
+        : new Skills(options.skills, this.logger.child('skills'), () =>
+            this.#updates.publish({ kind: 'resources_list_changed' }),
+          );
     this.routes = declarations.routes;
     this.authenticator = declarations.authenticator;
     const usesTasks = declarations.tools.some(({ declaration: tool }) => (tool.task ?? 'never') !== 'never');
@@ -278,28 +313,54 @@ class Server implements PierServer {
         )
       : undefined;
     const requestState = options.requestState ?? {};
-    this.#builder = new SdkServerBuilder(declarations, {
+    const capabilities: ServerCapabilities[] = [...declarations.capabilities];
+    // Advertised only when a tool runs as a task (SEP-2663), or skills are served (SEP-2640).
+    if (this.#tasks !== undefined) capabilities.push({ extensions: { [TASKS_EXTENSION_ID]: {} } });
+    if (this.#skills !== undefined) capabilities.push(this.#skills.capabilities as ServerCapabilities);
+    const apps = appsCapability(declarations);
+    if (apps !== undefined) capabilities.push(apps);
+    this.engine = new Engine({
       info: {
         ...this.info,
         ...(declaration.title !== undefined && { title: declaration.title }),
         ...(declaration.description !== undefined && { description: declaration.description }),
+        ...(declaration.websiteUrl !== undefined && { websiteUrl: declaration.websiteUrl }),
+        ...(declaration.icons !== undefined && { icons: declaration.icons }),
       },
       instructions: declaration.instructions,
+      meta: declaration._meta,
       logger: this.logger,
-      updates: this.#updates,
-      requestState: {
-        // Undefined: the builder makes a random key on first use (Web Crypto costs start-up time).
-        key: requestState.key,
-        ...(requestState.ttlSeconds !== undefined && { ttlSeconds: requestState.ttlSeconds }),
-      },
-      maxRounds: requestState.maxRounds ?? DEFAULT_MAX_ROUNDS,
-      tasks: this.#tasks,
+      catalog: new Catalog(declarations),
+      authenticator: this.authenticator,
+      observers: declarations.observers,
+      middleware: declarations.middleware,
+      capabilities,
+      pageSize: options.pageSize,
     });
-    const builder = this.#builder;
-    const createMcpServer = (sdkOptions?: SdkServerOptions) => builder.create(sdkOptions);
+    // Undefined key: the codec makes a random one on first use.
+    const codec = new RequestStateCodec({ key: requestState.key, ttlSeconds: requestState.ttlSeconds });
+    const rounds = new Rounds(codec, requestState.maxRounds ?? DEFAULT_MAX_ROUNDS);
+    defineSession(this.engine);
+    defineTools(this.engine, { rounds, notifier: this.#updates, tasks: this.#tasks });
+    definePrompts(this.engine, rounds, this.#updates);
+    defineResources(
+      this.engine,
+      rounds,
+      this.#updates,
+      this.#skills === undefined ? [] : [this.#skills.define(this.engine)],
+    );
+    defineCompletion(this.engine);
+    defineListen(this.engine, this.#updates);
+    this.#tasks?.define(this.engine);
+    for (const [method, { handler, eras, source: owner }] of declarations.methods) {
+      if (this.engine.serves(method)) {
+        throw new PierError('PLUGIN_INVALID', `${owner} serves ${method}, which the server serves itself`);
+      }
+      this.engine.define(method, { eras, run: (call) => handler(call) as Record<string, unknown> });
+    }
+    this.#updates.attach(this.engine);
     const lifecycle = this.#lifecycle;
     const reportStream = streamReporter(declarations.observers, this.logger);
-    let directCalls: { readonly calls: DirectToolCalls | undefined } | undefined;
     this.#host = Object.freeze({
       info: this.info,
       logger: this.logger,
@@ -308,18 +369,12 @@ class Server implements PierServer {
         return lifecycle.state;
       },
       onStateChange: (listener: LifecycleListener) => lifecycle.subscribe(listener),
-      createMcpServer,
-      // Made when a transport first asks (stdio never does).
-      get directToolCalls() {
-        directCalls ??= { calls: builder.direct() };
-        return directCalls.calls;
-      },
+      engine: this.engine,
       events: this.events,
       authenticator: this.authenticator,
       ...(reportStream !== undefined && { reportStream }),
     });
     if (reportStream !== undefined) this.reportStream = reportStream;
-    this.createMcpServer = createMcpServer;
     if (requestState.key === undefined && declarations.tools.length + declarations.prompts.length > 0) {
       this.logger.debug(
         'input-required state is signed with a random per-process key; replicas need requestState.key',
@@ -331,8 +386,13 @@ class Server implements PierServer {
     });
   }
 
-  /** A fresh SDK server with everything registered (bound: pass it as an SDK server factory). */
-  readonly createMcpServer: (options?: SdkServerOptions) => McpServer;
+  use(match: MiddlewareMatch, middleware: Middleware): this {
+    if (this.#listening !== undefined || this.#closing !== undefined) {
+      throw new PierError('OPTIONS_INVALID', 'use: add middleware before listen()');
+    }
+    this.engine.use(middlewareEntry(match, middleware, 'the server', 'use'));
+    return this;
+  }
 
   get state(): LifecycleState {
     return this.#lifecycle.state;
@@ -355,31 +415,6 @@ class Server implements PierServer {
       throw new PierError('OPTIONS_INVALID', 'reloadSkills: this server has no skills (createServer option)');
     }
     return this.#skills.reload();
-  }
-
-  /** Attaches the skills to every SDK server, after checking no resource of the server claims skill://. */
-  #serveSkills(option: SkillsOption, declarations: Declarations): Skills {
-    for (const { declaration } of declarations.resources) {
-      const uri = (declaration.uri ?? declaration.uriTemplate) as string;
-      if (uri.startsWith(SKILL_URI_PREFIX)) {
-        throw new PierError(
-          'DUPLICATE_NAME',
-          `createServer: resource "${declaration.name}" uses ${SKILL_URI_PREFIX}, which the skills option serves`,
-        );
-      }
-    }
-    const skills = new Skills(option, this.logger.child('skills'), () =>
-      this.#updates.publish({ kind: 'resources_list_changed' }),
-    );
-    declarations.addExtension(
-      {
-        // A reload may change the list: clients are told (resources/list_changed).
-        capabilities: { resources: { listChanged: true } },
-        setup: (server: McpServer) => skills.attach(server),
-      },
-      'the skills option',
-    );
-    return skills;
   }
 
   onClose(hook: CloseHook): () => void {
@@ -466,7 +501,7 @@ class Server implements PierServer {
     } else {
       // Loaded here: an HTTP server never loads the SDK's stdio transport.
       const { startStdioTransport } = await import('./stdio.js');
-      running = startStdioTransport(this.#host, options as StdioListenOptions, () => {
+      running = await startStdioTransport(this.#host, options as StdioListenOptions, () => {
         this.logger.info('stdin ended: closing');
         this.close().catch((error) => this.logger.error('close failed', { error: messageOf(error) }));
       });
@@ -497,11 +532,25 @@ class Server implements PierServer {
       // The hooks never throw (failures are logged), so the transport's error, if any, goes on.
       this.#closeHooksClean = await this.#closeHooks.run(this.#closeHookTimeoutMs);
       this.#tasks?.close();
+      this.engine.close();
       this.#updates.close();
       this.#lifecycle.advance('closed');
       this.#unwatchSignals?.();
       this.#unwatchSignals = undefined;
       this.logger.info('closed');
+    }
+  }
+}
+
+/** Refuses a resource of the server under `skill://`, which the skills option serves. */
+function assertNoSkillUris(declarations: Declarations): void {
+  for (const { declaration } of declarations.resources) {
+    const uri = (declaration.uri ?? declaration.uriTemplate) as string;
+    if (uri.startsWith(SKILL_URI_PREFIX)) {
+      throw new PierError(
+        'DUPLICATE_NAME',
+        `createServer: resource "${declaration.name}" uses ${SKILL_URI_PREFIX}, which the skills option serves`,
+      );
     }
   }
 }
@@ -588,6 +637,13 @@ function serverOptions(value: unknown): CreateServerOptions {
   if (options.requestState !== undefined) validateRequestState(options.requestState);
   if (options.skills !== undefined) validateSkillsOption(options.skills);
   if (options.tasks !== undefined) validateTasks(options.tasks);
+  const pageSize = options.pageSize;
+  if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) > 0)) {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `createServer: pageSize must be a whole number > 0 (got ${describe(pageSize)})`,
+    );
+  }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
     throw new PierError('OPTIONS_INVALID', 'createServer: logStream must have a write(chunk) method');
   }

@@ -1,8 +1,10 @@
-// The skills extension (SEP-2640, `io.modelcontextprotocol/skills`) on every SDK server Pier builds: the
-// SDK's `SkillsExtension` does the protocol (skills/list, skills/get, the skill:// resources, directory
-// reads, path traversal and symlinks refused); Pier loads the catalog, attaches it through core's
-// extension seam, and announces a reload on the server's event bus.
-import type { McpServer } from '@modelcontextprotocol/server';
+// The skills extension (SEP-2640, `io.modelcontextprotocol/skills`). The SDK's `SkillsExtension` does the
+// protocol (skills/list, skills/get, the skill:// resources, directory reads, path traversal and symlinks
+// refused) and attaches to whatever offers the public face of an `McpServer`: its registration methods.
+// Pier offers it a recorder of that face, once per era, and serves what was registered from the engine's
+// own method table; no SDK server is built. Pier loads the catalog and announces a reload on the bus.
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type ResourceTemplate } from '@modelcontextprotocol/server';
 import {
   SkillCatalog,
   type SkillCatalogChanges,
@@ -11,6 +13,10 @@ import {
   SkillsExtension,
   type SkillWarning,
 } from '@modelcontextprotocol/server/ext/skills';
+import type { Call } from './engine/call.js';
+import type { Engine } from './engine/engine.js';
+import type { ResourceSource } from './engine/methods/resources.js';
+import { type JsonObject, MODERN_VERSION } from './engine/wire.js';
 import { describe, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -18,6 +24,8 @@ import type { Logger } from './logger.js';
  * Where a server's skills come from (`createServer(…, { skills })`): a folder of skill folders (each with a
  * `SKILL.md`), a `SkillFiles` storage adapter (`memorySkillFiles({...})` of
  * `@modelcontextprotocol/server/ext/skills`), or a `SkillSource` you serve yourself (per-user or generated).
+ * A `SkillSource`'s methods get a small request context: `mcpReq` (`id`, `method`, `signal`), `sessionId`
+ * and `http.authInfo`.
  */
 export type SkillsOption = string | SkillFiles | SkillSource;
 
@@ -26,14 +34,28 @@ export type { SkillCatalogChanges, SkillFiles, SkillSource };
 /** The URI scheme every skill is served under; Pier's own resources may not use it. */
 export const SKILL_URI_PREFIX = 'skill://';
 
-/** One server's skills: loaded once (by `listen()` or `reloadSkills()`), attached to each SDK server. */
+type Handler = (params: unknown, ctx: unknown) => unknown;
+type ParamsSchema = { safeParse(value: unknown): { success: boolean; data?: unknown } };
+
+/** What the extension registered on one era's recorder. */
+interface Registered {
+  readonly methods: Map<string, { readonly schema: ParamsSchema | undefined; readonly handler: Handler }>;
+  template: ResourceTemplate | undefined;
+  read: ((uri: URL, variables: unknown, ctx: unknown) => unknown) | undefined;
+  capabilities: JsonObject;
+}
+
+/** One server's skills: loaded once (by `listen()` or `reloadSkills()`), served by the engine. */
 export class Skills {
   /** A folder (read through the SDK's node adapter, imported by the first load), or files, or none for a source. */
   readonly #files: string | SkillFiles | undefined;
   readonly #logger: Logger;
   readonly #announce: () => Promise<void>;
   #extension: SkillsExtension | undefined;
+  readonly #source: SkillSource | undefined;
   #loading: Promise<SkillCatalog> | undefined;
+  /** What the extension registered, per era (it reads the era for its cache fields). */
+  #registered: { readonly modern: Registered; readonly legacy: Registered } | undefined;
   #warnedUnloaded = false;
 
   constructor(option: SkillsOption, logger: Logger, announce: () => Promise<void>) {
@@ -43,12 +65,15 @@ export class Skills {
       logger.warn('skill problem', { path: warning.path, problem: warning.message });
     if (typeof option === 'string') {
       // Resolved now, as the SDK's adapter would: a later chdir does not move the folder.
-      this.#files = process.getBuiltinModule('node:path').resolve(option);
+      this.#files = resolvePath(option);
+      this.#source = undefined;
     } else if (isSkillSource(option)) {
       this.#files = undefined;
+      this.#source = option;
       this.#extension = new SkillsExtension({ source: option, onWarning });
     } else {
       this.#files = option;
+      this.#source = undefined;
     }
   }
 
@@ -61,6 +86,7 @@ export class Skills {
     this.#loading = this.#loadCatalog(this.#files);
     try {
       this.#extension = await this.#loading;
+      this.#registered = undefined;
       this.#logger.debug('skills loaded', { skills: (this.#extension as SkillCatalog).entries.length });
     } catch (error) {
       this.#loading = undefined;
@@ -106,19 +132,146 @@ export class Skills {
     return changes;
   }
 
-  /** Serves the skills on `server` (before it connects). */
-  attach(server: McpServer): void {
-    if (this.#extension === undefined) {
+  /**
+   * The capabilities the extension declares: `extensions['io.modelcontextprotocol/skills']`, with
+   * `directoryRead` where the skills can be browsed (a catalog always; a source that reads directories).
+   * A reload may change the list, so `resources.listChanged`.
+   */
+  get capabilities(): JsonObject {
+    const browsable =
+      this.#files !== undefined ||
+      typeof (this.#source as Partial<SkillSource> | undefined)?.readDirectory === 'function';
+    return {
+      resources: { listChanged: true },
+      extensions: { 'io.modelcontextprotocol/skills': browsable ? { directoryRead: true } : {} },
+    };
+  }
+
+  /** Serves the skills methods and the `skill://` resources on `engine`. */
+  define(engine: Engine): ResourceSource {
+    const methods = ['skills/list', 'skills/get', 'resources/directory/read'];
+    for (const method of methods) {
+      engine.define(method, {
+        eras: 'both',
+        run: async (call) => {
+          const registered = this.#forEra(call);
+          const entry = registered?.methods.get(method);
+          if (entry === undefined) {
+            throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+          }
+          let params: unknown = call.params;
+          if (entry.schema !== undefined) {
+            const parsed = entry.schema.safeParse(call.params);
+            if (!parsed.success)
+              throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid params for ${method}`);
+            params = parsed.data;
+          }
+          return (await entry.handler(params, sourceContext(call))) as JsonObject;
+        },
+      });
+    }
+    return {
+      templates: [{ name: 'io.modelcontextprotocol/skills', uriTemplate: `${SKILL_URI_PREFIX}{+path}` }],
+      serves: (uri) => uri.startsWith(SKILL_URI_PREFIX),
+      read: async (call, uri) => {
+        const registered = this.#forEra(call);
+        const template = registered?.template;
+        const variables = template?.uriTemplate.match(uri);
+        if (registered?.read === undefined || variables == null) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+        }
+        return (await registered.read(new URL(uri), variables, sourceContext(call))) as JsonObject;
+      },
+      list: async (call) => {
+        const listed = await this.#forEra(call)?.template?.listCallback?.(sourceContext(call) as never);
+        return (listed?.resources ?? []) as unknown as JsonObject[];
+      },
+    };
+  }
+
+  /** What the extension registered for the call's era (attached on first use, once the catalog is loaded). */
+  #forEra(call: Call): Registered | undefined {
+    const extension = this.#extension;
+    if (extension === undefined) {
       if (!this.#warnedUnloaded) {
         this.#warnedUnloaded = true;
         this.#logger.warn(
-          'skills are not loaded yet, so this server serves none: listen() loads them, or call await server.reloadSkills() before createMcpServer()',
+          'skills are not loaded yet, so none are served: listen() loads them, or call await server.reloadSkills()',
         );
       }
-      return;
+      return undefined;
     }
-    this.#extension.attach(server);
+    this.#registered ??= { modern: record(extension, MODERN_VERSION), legacy: record(extension, undefined) };
+    return call.era === 'modern' ? this.#registered.modern : this.#registered.legacy;
   }
+}
+
+/**
+ * Attaches `extension` to a recorder of the public registration face of an `McpServer`, and returns what
+ * it registered. `version` is what the recorder says it negotiated (the extension adds cache fields for
+ * 2026-07-28 answers).
+ */
+function record(extension: SkillsExtension, version: string | undefined): Registered {
+  const registered: Registered = {
+    methods: new Map(),
+    template: undefined,
+    read: undefined,
+    capabilities: {},
+  };
+  const server = {
+    assertCanSetRequestHandler(method: string): void {
+      if (registered.methods.has(method)) throw new Error(`a handler for ${method} is already set`);
+    },
+    setRequestHandler(method: string, schemas: { params?: ParamsSchema } | Handler, handler?: Handler): void {
+      const schema = typeof schemas === 'function' ? undefined : schemas.params;
+      registered.methods.set(method, {
+        schema,
+        handler: (typeof schemas === 'function' ? schemas : handler) as Handler,
+      });
+    },
+    registerCapabilities(capabilities: JsonObject): void {
+      registered.capabilities = capabilities;
+    },
+    getNegotiatedProtocolVersion: () => version,
+    sendResourceListChanged: async () => undefined,
+    transport: undefined,
+  };
+  const face = {
+    server,
+    isConnected: () => false,
+    registerResource(
+      _name: string,
+      template: ResourceTemplate,
+      _config: unknown,
+      read: Registered['read'],
+    ): void {
+      registered.template = template;
+      registered.read = read;
+    },
+  };
+  extension.attach(face as never);
+  return registered;
+}
+
+/** The context a skill source's methods receive: what Pier knows of the request. */
+function sourceContext(call: Call): {
+  readonly sessionId: string | undefined;
+  readonly mcpReq: { readonly id: string | number; readonly method: string; readonly signal: AbortSignal };
+  readonly http: { readonly authInfo: AuthInfo | undefined };
+} {
+  return {
+    sessionId: call.sessionId,
+    mcpReq: { id: call.id, method: call.method, signal: call.signal },
+    http: { authInfo: call.auth },
+  };
+}
+
+function resolvePath(path: string): string {
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const node =
+    typeof load === 'function' ? (load('node:path') as { resolve(path: string): string }) : undefined;
+  return node === undefined ? path : node.resolve(path);
 }
 
 /** Checks the `skills` option of `createServer`. */

@@ -15,6 +15,7 @@ import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PluginContext } from './contract.js';
 import { defineResource, defineServer, defineTool } from './define.js';
+import type { Engine } from './engine/engine.js';
 import { PierError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createServer } from './server.js';
@@ -172,28 +173,20 @@ describe('over modern (2026-07-28) stdio', () => {
   });
 });
 
-describe('a server that never saw initialize (how stateless HTTP serves each request)', () => {
+describe('a request without a connection (how stateless HTTP serves each one)', () => {
   it('refuses resources/subscribe: nothing could carry the update later', async () => {
-    const mcp = serve().createMcpServer();
-    const { peer, answers } = await rawPeer(mcp);
-    await peer.send({
+    const answer = await serve().engine.handle(
+      { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'app://status' } },
+      { era: 'legacy' },
+    );
+    expect(answer?.message).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      method: 'resources/subscribe',
-      params: { uri: 'app://status' },
-    });
-    await until(() => answers.length > 0, 'the answer');
-    expect(answers).toEqual([
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        error: {
-          code: -32600,
-          message: expect.stringContaining('Subscriptions need a connection that outlives the request'),
-        },
+      error: {
+        code: -32600,
+        message: expect.stringContaining('Subscriptions need a connection that outlives the request'),
       },
-    ]);
-    await mcp.close();
+    });
   });
 });
 
@@ -248,22 +241,19 @@ describe('for transports that deliver updates their own way', () => {
     expect(lines.join('')).toMatch(/WARN .*an event listener failed .*listener broke/);
   });
 
-  it('createMcpServer({ subscriptions: false }) does not advertise resources.subscribe', async () => {
+  it('advertises resources.subscribe only where updates can reach the client later (a connection)', async () => {
     const server = serve();
-    for (const [options, subscribe] of [
-      [undefined, true],
-      [{ subscriptions: true }, true],
-      [{ subscriptions: false }, undefined],
+    for (const [connected, subscribe] of [
+      [true, true],
+      [false, undefined],
     ] as const) {
-      const mcp = server.createMcpServer(options);
-      const { peer, answers } = await rawPeer(mcp);
-      await peer.send(INITIALIZE);
-      await until(() => answers.length > 0, 'the answer');
-      const result = (
-        answers[0] as unknown as { result: { capabilities: { resources: { subscribe?: boolean } } } }
-      ).result;
-      expect(result.capabilities.resources.subscribe, JSON.stringify(options)).toBe(subscribe);
-      await mcp.close();
+      const connection = connected ? server.engine.connect({ send: () => {}, transport: 'test' }) : undefined;
+      const answer = await server.engine.handle(INITIALIZE, { era: 'legacy', connection });
+      const message = answer?.message as
+        | { result: { capabilities: { resources: { subscribe?: boolean } } } }
+        | undefined;
+      expect(message?.result.capabilities.resources.subscribe, `connected: ${connected}`).toBe(subscribe);
+      connection?.close();
     }
   });
 });
@@ -275,14 +265,16 @@ describe('ResourceUpdates', () => {
       createLogger({ stream: { write: () => true } }),
       new InMemoryServerEventBus(),
     );
-    const mcp = server.createMcpServer();
-    hub.serve(mcp, () => 'subscribable');
-    const { peer } = await rawPeer(mcp);
-    await peer.send(INITIALIZE);
-    await peer.send({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'x://y' } });
-    await until(() => hub.connections === 1, 'the subscription');
-    await peer.close();
-    await until(() => hub.connections === 0, 'the connection to be forgotten');
+    hub.attach(server.engine as Engine);
+    const connection = server.engine.connect({ send: () => {}, transport: 'test' });
+    await server.engine.handle(INITIALIZE, { era: 'legacy', connection });
+    await server.engine.handle(
+      { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'app://status' } },
+      { era: 'legacy', connection },
+    );
+    expect(hub.connections).toBe(1);
+    connection.close();
+    expect(hub.connections).toBe(0);
   });
 
   it('rejects notifyResourceUpdated without a URI', async () => {

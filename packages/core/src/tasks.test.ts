@@ -1,10 +1,10 @@
 // Tools as tasks (io.modelcontextprotocol/tasks), seen from the SDK's own 2026-07-28 client, and the
 // task store seam: a store passed to createServer is the one tasks live in.
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineServer, defineTool } from './define.js';
+import { serveTransport } from './serve-transport.js';
 import { createServer, type PierServer } from './server.js';
 import { InMemoryTaskStore, type StoredTask, type TaskRecord, type TaskStore } from './task-store.js';
 import { TASKS_EXTENSION_ID } from './tasks.js';
@@ -81,7 +81,7 @@ function tasksServer(store?: TaskStore): PierServer {
  */
 async function connect(server: PierServer, capabilities: Record<string, unknown>): Promise<RawClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const handle = serveStdio(() => server.createMcpServer(), { transport: serverSide });
+  const handle = await serveTransport(server, serverSide);
   const waiting = new Map<number, (message: Record<string, unknown>) => void>();
   clientSide.onmessage = (message) => {
     const { id } = message as { id?: number };

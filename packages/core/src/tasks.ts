@@ -8,18 +8,17 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
-  type McpServer,
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import type { ToolContext } from './context.js';
+import type { ContextOverrides } from './context.js';
 import type { ObservedTaskStatus } from './contract.js';
+import type { Call } from './engine/call.js';
+import type { Engine } from './engine/engine.js';
+import { nextTurn, randomId } from './engine/runtime.js';
 import { MissingClientCapabilityError, messageOf } from './errors.js';
 import {
-  envelopeCapabilities,
   InputRound,
   nextRound,
   protocolAnswer,
@@ -44,7 +43,7 @@ export interface TasksOptions {
 }
 
 /** What a task run changes in the context its handler receives. */
-export type TaskContextOverrides = Pick<ToolContext, 'signal' | 'reportProgress' | 'sendLog' | 'closeStream'>;
+export type TaskContextOverrides = ContextOverrides;
 
 /** Runs a tool's handler once with `round` and the task's context overrides; resolves with its result. */
 export type InvokeTool = (round: InputRound, overrides: TaskContextOverrides) => Promise<CallToolResult>;
@@ -54,14 +53,11 @@ interface LocalRun {
   readonly controller: AbortController;
   readonly invoke: InvokeTool;
   readonly capabilities: ClientCapabilities;
-  readonly expiry: NodeJS.Timeout;
+  readonly expiry: ReturnType<typeof setTimeout>;
   /** The task's version when its handler last parked it as `input_required`; unset while it runs. */
   parkedAt?: number | undefined;
 }
 
-const TASK_ID_PARAMS = z.looseObject({ taskId: z.string() });
-// The SDK lifts `inputResponses` out of the params into `ctx.mcpReq.inputResponses` (bare answers only).
-const UPDATE_PARAMS = z.looseObject({ taskId: z.string(), inputResponses: z.unknown().optional() });
 const CAS_ATTEMPTS = 16;
 
 /** One server's tasks: the store, the runs this process owns, and the `tasks/*` methods. */
@@ -94,9 +90,10 @@ export class Tasks {
    * Whether the request declared the extension in its `_meta` capabilities. Tasks are a 2026-07-28
    * extension: a 2025-era request (no envelope) never declares it.
    */
-  static declared(mcp: ServerContext): boolean {
-    const capabilities = envelopeCapabilities(mcp);
-    const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  static declared(call: Call): boolean {
+    if (call.era !== 'modern') return false;
+    const extensions = (call.clientCapabilities as { extensions?: Record<string, unknown> } | undefined)
+      ?.extensions;
     return typeof extensions === 'object' && extensions !== null && extensions[TASKS_EXTENSION_ID] != null;
   }
 
@@ -110,31 +107,40 @@ export class Tasks {
     );
   }
 
-  /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on a fresh SDK server. */
-  register(server: McpServer, principalOf: (mcp: ServerContext) => string): void {
-    const sdk = server.server;
-    const find = async (method: string, taskId: string, mcp: ServerContext): Promise<StoredTask> => {
-      if (!Tasks.declared(mcp)) throw Tasks.missing(method);
+  /** Serves `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28). */
+  define(engine: Engine): void {
+    const find = async (call: Call): Promise<StoredTask> => {
+      if (!Tasks.declared(call)) throw Tasks.missing(call.method);
+      const taskId = call.params.taskId;
+      if (typeof taskId !== 'string') {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid params: ${call.method} needs a string taskId`,
+        );
+      }
       const task = await this.#store.get(taskId);
       // Another principal's task is answered as if it did not exist.
-      if (task === undefined || task.principal !== principalOf(mcp)) {
+      if (task === undefined || task.principal !== call.principal) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
       }
       return task;
     };
-    sdk.setRequestHandler('tasks/get', { params: TASK_ID_PARAMS }, async (params, mcp) =>
-      detailed(await find('tasks/get', params.taskId, mcp as ServerContext)),
-    );
-    sdk.setRequestHandler('tasks/update', { params: UPDATE_PARAMS }, async (params, mcp) => {
-      const context = mcp as ServerContext;
-      await find('tasks/update', params.taskId, context);
-      await this.#answer(params.taskId, context.mcpReq.inputResponses ?? {});
-      return {};
+    engine.define('tasks/get', { eras: 'modern', run: async (call) => detailed(await find(call)) });
+    engine.define('tasks/update', {
+      eras: 'modern',
+      run: async (call) => {
+        const task = await find(call);
+        await this.#answer(task.taskId, call.inputResponses);
+        return {};
+      },
     });
-    sdk.setRequestHandler('tasks/cancel', { params: TASK_ID_PARAMS }, async (params, mcp) => {
-      await find('tasks/cancel', params.taskId, mcp as ServerContext);
-      await this.#cancel(params.taskId);
-      return {};
+    engine.define('tasks/cancel', {
+      eras: 'modern',
+      run: async (call) => {
+        const task = await find(call);
+        await this.#cancel(task.taskId);
+        return {};
+      },
     });
   }
 
@@ -144,17 +150,17 @@ export class Tasks {
    * questions, else a task (created in the store before it is returned).
    */
   async call(
-    mcp: ServerContext,
+    call: Call,
     principal: string,
     round: { readonly target: Target; readonly codec: RoundCodec; readonly maxRounds: number },
     invoke: InvokeTool,
   ): Promise<CallToolResult | InputRequiredResult | Record<string, unknown>> {
-    const state = verifiedState(mcp, round.target, round.maxRounds);
+    const state = await verifiedState(call, round.target, round.maxRounds);
     const known = state?.a ?? {};
-    const first = new InputRound(known, mcp);
+    const first = new InputRound(known, call);
     first.phase = 'call';
     const controller = new AbortController();
-    const requestSignal = mcp.mcpReq.signal;
+    const requestSignal = call.signal;
     const onRequestAbort = () => controller.abort(requestSignal.reason);
     requestSignal.addEventListener('abort', onRequestAbort, { once: true });
     const handover = { taskId: undefined as string | undefined };
@@ -166,7 +172,7 @@ export class Tasks {
     ]);
     // From here on the run belongs to the task, if one is made, not to the request.
     requestSignal.removeEventListener('abort', onRequestAbort);
-    const capabilities = envelopeCapabilities(mcp) ?? {};
+    const capabilities = call.clientCapabilities ?? {};
     if (typeof outcome === 'object' && first.pending.size === 0) {
       // A question the client cannot answer is the protocol's -32021 (see sdk-servers.ts), as on any call.
       if ('error' in outcome && outcome.error instanceof MissingClientCapabilityError) throw outcome.error;
@@ -180,7 +186,7 @@ export class Tasks {
       first.abandon();
       const asks = [...first.pending.keys()];
       if (!asks.some((key) => first.taskAsks.has(key)))
-        return nextRound(mcp, first, state, round.target, round.codec);
+        return nextRound(first, state, round.target, round.codec);
       const task = await this.#create(principal, {
         status: 'input_required',
         inputRequests: Object.fromEntries(first.pending),
@@ -207,7 +213,7 @@ export class Tasks {
     const now = Date.now();
     const at = new Date(now).toISOString();
     const task = await this.#store.create({
-      taskId: Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
+      taskId: randomId(),
       principal,
       createdAt: at,
       lastUpdatedAt: at,
@@ -233,7 +239,7 @@ export class Tasks {
   ): LocalRun {
     // The run is forgotten with its task: nothing can resume a task after its TTL.
     const expiry = setTimeout(() => this.#forget(task.taskId, run), task.expiresAt - Date.now());
-    expiry.unref();
+    (expiry as { unref?: () => void }).unref?.();
     const run: LocalRun = { controller, invoke, capabilities, expiry };
     this.#runs.set(task.taskId, run);
     return run;
@@ -328,7 +334,7 @@ export class Tasks {
     run.parkedAt = undefined;
     const round = new InputRound(saved.answers ?? {}, {
       inputResponses: {},
-      capabilities: run.capabilities,
+      clientCapabilities: run.capabilities,
     });
     round.phase = 'task';
     const settled = settle(run.invoke(round, this.#overrides(run.controller.signal, { taskId })));
@@ -467,7 +473,7 @@ function settle<T>(running: Promise<T>): Promise<Settled<T>> {
 /** Resolves after `n` turns of the event loop: how long a task tool may run on its `tools/call` request. */
 function turns(n: number): Promise<void> {
   return new Promise((resolve) => {
-    const next = (left: number) => (left === 0 ? resolve() : setImmediate(() => next(left - 1)));
+    const next = (left: number) => (left === 0 ? resolve() : nextTurn(() => next(left - 1)));
     next(n);
   });
 }

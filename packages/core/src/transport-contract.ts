@@ -1,7 +1,10 @@
 // The transport contract: what a transport is told about the server it serves, and what it gives back.
 // Types only. Transport authors import these from `@pier/core/transport`.
-import type { AuthInfo, McpServer, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
+import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { HttpAuthenticator, HttpRoute, ObservedStream, ServerInfo } from './contract.js';
+import type { Inbound } from './engine/call.js';
+import type { ConnectionOptions, EngineConnection } from './engine/connection.js';
+import type { Answer } from './engine/engine.js';
 import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 
@@ -35,22 +38,11 @@ export interface TransportHost {
   readonly state: LifecycleState;
   onStateChange(listener: LifecycleListener): () => void;
   /**
-   * Builds a fresh SDK server with every tool, resource and prompt registered, bound to the one
-   * instance of the user's class. The SDK does not let one server serve concurrent transports,
-   * so a transport asks for one per connection or per request.
+   * The request engine: hand it every message the client sends, once its era is classified
+   * (`classifyEra`), and write back what it answers. See {@link McpEngine}.
    */
-  createMcpServer(options?: SdkServerOptions): McpServer;
-  /**
-   * The direct path for stateless `tools/call` (see {@link DirectToolCalls}); `undefined` when the server
-   * has extensions, task tools or no tool it can serve that way. Observers see its calls as they see the
-   * SDK servers' (see {@link DirectCallRequest}).
-   */
-  readonly directToolCalls?: DirectToolCalls | undefined;
-  /**
-   * The server's change events. An HTTP transport hands it to the SDK's handler (`createMcpHandler`'s
-   * `bus`), so that 2026-07-28 `subscriptions/listen` streams hear every change; 2025-era connections
-   * built by {@link createMcpServer} hear it through core.
-   */
+  readonly engine: McpEngine;
+  /** The server's change events (resource updates, list changes), for a transport that relays them. */
   readonly events: EventBus;
   /** The authenticator a plugin set (`PluginContext.setAuthenticator`), if any: HTTP transports run it. */
   readonly authenticator: HttpAuthenticator | undefined;
@@ -62,22 +54,24 @@ export interface TransportHost {
   readonly reportStream?: (stream: ObservedStream) => () => void;
 }
 
-/** Options of {@link TransportHost.createMcpServer}. */
-export interface SdkServerOptions {
+export type { EngineConnection };
+
+/** What a transport hands messages to (`TransportHost.engine`). */
+export interface McpEngine {
   /**
-   * `false` for a server that lives for one request (stateless HTTP): it does not advertise
-   * `resources.subscribe`, since no update could reach its client later (`resources/subscribe` is
-   * refused with -32600 either way). Default `true`.
+   * Handles one message (never a batch: split it): a request resolves with its answer (`undefined` only
+   * when the client cancelled it on its connection), a notification or an answer to a server request
+   * returns `undefined`. Never rejects.
    */
-  readonly subscriptions?: boolean;
-  /** The protocol era the server will serve, when the transport knows it (told to plugin extensions). */
-  readonly era?: 'modern' | 'legacy';
+  handle(message: unknown, inbound: Inbound): Promise<Answer | undefined> | undefined;
   /**
-   * `request` for a server that answers one request and is closed (HTTP): core does not track it for change
-   * events, which the SDK's HTTP handler delivers from {@link TransportHost.events} itself. Default
-   * `connection`: a server that outlives requests (stdio, an HTTP session) and hears every change.
+   * What a request would be refused with before it runs (its declaration's scopes), without running it;
+   * `undefined` when it may go on. For a batch: check every request first, so that a refused batch runs
+   * nothing.
    */
-  readonly lifetime?: 'request' | 'connection';
+  preflight(message: unknown, inbound: Inbound): Promise<Answer | undefined>;
+  /** Opens a connection the engine keeps state for (a 2025 session, a stdio link) until it is closed. */
+  connect(options: ConnectionOptions): EngineConnection;
 }
 
 /** Why a transport is being closed. */
@@ -114,56 +108,3 @@ export interface PierTransport {
   readonly name: string;
   start(host: TransportHost): Promise<RunningTransport>;
 }
-
-/**
- * Serves a stateless `tools/call` without an SDK server, for a transport that has already checked
- * everything the SDK checks before its tool dispatch (JSON-RPC shape, era, envelope, headers) and found
- * an everyday call: params `name` and `arguments` only (2025), plus the three envelope keys (2026-07-28).
- * Only tools that cannot see their context (a handler declaring one parameter), with an input schema
- * and no output schema, scopes or task mode are served.
- */
-export interface DirectToolCalls {
-  /**
-   * `undefined` when the SDK must serve the call (an unknown or unsuited tool, arguments its schema
-   * refuses: the SDK writes that answer). Otherwise the tool has run, once: the outcome is the `result`
-   * to write as `{"result":…,"jsonrpc":"2.0","id":…}` with status 200, or a result only the SDK can
-   * project — then call {@link replay} with the web request the SDK will see as `ctx.http.req` and serve
-   * the call through the SDK, which answers with that result instead of running the tool again.
-   */
-  call(
-    name: string,
-    args: unknown,
-    era: 'modern' | 'legacy',
-    request?: DirectCallRequest,
-  ): Promise<DirectCallOutcome> | undefined;
-  replay(request: object, result: unknown): void;
-}
-
-/**
- * The request a direct call answers, as the SDK server would have received it: what observers
- * (`PluginContext.observe`) are told. Without it, a server with observers leaves the call to the SDK
- * (`call` answers `undefined`), so a caller that cannot tell it loses no observation.
- */
-export interface DirectCallRequest {
-  /** The JSON-RPC request id. */
-  readonly id: string | number;
-  /** The request's `params`, as the client sent them (`name`, `arguments`, `_meta`). */
-  readonly params: Readonly<Record<string, unknown>>;
-  /**
-   * The web request the SDK would see as `ctx.http.req` (observers read its `headers`); pass the same
-   * object to {@link DirectToolCalls.replay} when the SDK writes the result.
-   */
-  readonly request: Request;
-  /** Who is calling, when an authenticator ran. */
-  readonly authInfo?: AuthInfo | undefined;
-  /**
-   * The connection-long SDK server this call belongs to (a 2025 session's), if any: observers see the
-   * call in that session, as they see the session's other requests. Absent for a stateless call.
-   */
-  readonly server?: McpServer | undefined;
-}
-
-/** What {@link DirectToolCalls.call} resolves with. */
-export type DirectCallOutcome =
-  | { readonly result: Readonly<Record<string, unknown>> }
-  | { readonly replay: unknown };

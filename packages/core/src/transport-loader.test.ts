@@ -22,15 +22,13 @@ export function httpTransport(options) {
 async function start(host, options) {
   const states = [];
   host.onStateChange((state) => states.push(state));
-  const mcp = host.createMcpServer();
   report({
     started: {
       info: host.info,
       routes: host.routes.map((route) => route.method + ' ' + route.path),
       state: host.state,
       options,
-      mcpServer: mcp.constructor.name,
-      fresh: host.createMcpServer() !== mcp,
+      engine: typeof host.engine.handle,
     },
   });
   return {
@@ -101,8 +99,7 @@ describe('listen with streamable-http', () => {
           routes: ['GET /health'],
           state: 'starting',
           options: { host: '127.0.0.1', port: 0, sessions: true },
-          mcpServer: 'McpServer',
-          fresh: true,
+          engine: 'function',
         },
       });
       expect(listened).toEqual({

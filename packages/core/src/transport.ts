@@ -1,63 +1,56 @@
 // `@pier/core/transport`: what a transport needs to serve a Pier server. `@pier/transport-http` is built on
-// it, and so can your own. The SDK pieces are re-exported from the one copy core uses, so a transport and
-// core can never run two SDK versions side by side.
+// it, and so can your own: read bytes, classify the era with `classifyEra`, hand each message to
+// `host.engine.handle`, write back its `Answer`. The SDK pieces are re-exported from the one copy core
+// uses, so a transport and core can never run two SDK versions side by side.
 
 export type {
   AuthInfo,
   EventId,
   EventStore,
   JSONRPCMessage,
-  McpHttpHandler,
-  McpServer,
-  MessageExtraInfo,
-  RequestId,
-  ScopeChallengeHandler,
   StreamId,
   Transport,
-  TransportSendOptions,
 } from '@modelcontextprotocol/server';
 export {
-  bearerAuthChallengeResponse,
-  classifyInboundRequest,
-  createMcpHandler,
-  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   InMemoryServerEventBus,
-  isInitializeRequest,
   isJsonContentType,
   localhostAllowedHostnames,
-  OAuthError,
-  OAuthErrorCode,
-  PROTOCOL_VERSION_META_KEY,
-  parseJSONRPCMessage,
-  SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
 export type {
   HttpAuthenticator,
   HttpAuthOutcome,
   HttpRefusal,
+  HttpRequestHead,
   HttpRoute,
   ObservedStream,
   ScopeChallenge,
   ServerInfo,
 } from './contract.js';
+export type { Inbound } from './engine/call.js';
+export type { Classification, ClassifyInput, Envelope, HeaderReader, Refusal } from './engine/classify.js';
+export { classifyEra } from './engine/classify.js';
+export type { ConnectionOptions, MessageSink } from './engine/connection.js';
+export type { Answer } from './engine/engine.js';
+export type { Message, RequestId, ResponseMessage, RpcErrorBody } from './engine/wire.js';
+export { ErrorCode, echoId, LEGACY_VERSIONS, MODERN_VERSION } from './engine/wire.js';
 // Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
 // the message of anything thrown.
 export { describe as describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export { Lifecycle } from './lifecycle.js';
 export type { Logger } from './logger.js';
+export type { ServedTransport, ServeTransportOptions } from './serve-transport.js';
+export { serveTransport } from './serve-transport.js';
 export type {
   BusEvent,
   CloseReason,
-  DirectCallOutcome,
-  DirectCallRequest,
-  DirectToolCalls,
+  EngineConnection,
   EventBus,
   ListenResult,
+  McpEngine,
   PierTransport,
   RunningTransport,
-  SdkServerOptions,
   TransportCloseOptions,
   TransportHost,
 } from './transport-contract.js';

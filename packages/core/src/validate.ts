@@ -1,14 +1,16 @@
 // Checks every declaration field once, where it is declared, with a message naming where and which field.
+
+import { resourceAppMime, toolAppMeta } from './apps.js';
 import type { PierPlugin } from './contract.js';
 import type {
   JsonObjectSchema,
-  MCPServerOptions,
   PromptDeclaration,
   ResourceDeclaration,
-  ServerDeclaration,
   ToolDeclaration,
 } from './declaration.js';
 import { fail, PierError } from './errors.js';
+import { optionalIcons, optionalMeta } from './meta.js';
+import type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
 
 const VERSION = /^\d+(\.\d+){0,2}(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 // SEP-986; the SDK only warns (on every registration, so on every HTTP request): Pier refuses instead.
@@ -32,6 +34,9 @@ export function validateServerOptions(value: unknown, where: string): MCPServerO
     version,
     ...optionalString(fields, 'title', where),
     ...optionalString(fields, 'description', where),
+    ...optionalIcons(fields, where),
+    ...optionalWebsite(fields, where),
+    ...optionalMeta(fields, where),
     ...optionalString(fields, 'instructions', where),
     plugins: validatePlugins(fields.plugins, where),
   };
@@ -70,6 +75,8 @@ export function validateTool(value: unknown, where: string): ToolDeclaration {
     ...optionalObject(fields, 'annotations', where),
     ...optionalScopes(fields, where),
     ...optionalTask(fields, where),
+    ...optionalIcons(fields, where),
+    ...toolMeta(fields, where),
     handler: handler(fields, where),
   };
   return tool;
@@ -112,15 +119,20 @@ export function validateResource(value: unknown, where: string): ResourceDeclara
       ...(lister !== undefined && { list: lister as never }),
     };
   }
+  const { _meta } = optionalMeta(fields, where);
+  const { mimeType } = optionalString(fields, 'mimeType', where);
+  const mime = resourceAppMime('uri' in address ? address.uri : address.uriTemplate, mimeType, _meta, where);
   return {
     name,
     ...address,
     ...optionalString(fields, 'title', where),
     ...optionalString(fields, 'description', where),
-    ...optionalString(fields, 'mimeType', where),
+    ...(mime !== undefined && { mimeType: mime }),
     ...optionalObject(fields, 'annotations', where),
     ...optionalBoolean(fields, 'subscribable', where),
     ...optionalScopes(fields, where),
+    ...optionalIcons(fields, where),
+    ...(_meta !== undefined && { _meta }),
     handler: handler(fields, where),
   };
 }
@@ -136,6 +148,8 @@ export function validatePrompt(value: unknown, where: string): PromptDeclaration
     ...optionalString(fields, 'description', where),
     ...optionalSchema(fields, 'args', where),
     ...optionalScopes(fields, where),
+    ...optionalIcons(fields, where),
+    ...optionalMeta(fields, where),
     handler: handler(fields, where),
   };
 }
@@ -273,6 +287,19 @@ function optionalScopes(fields: Fields, where: string): { scopes?: readonly stri
     fail(where, 'scopes', 'an array of OAuth scopes such as ["notes:read"] (no spaces or quotes)', value);
   }
   return { scopes: Object.freeze([...new Set(value as string[])]) };
+}
+
+function toolMeta(fields: Fields, where: string): Pick<ToolDeclaration, '_meta'> {
+  const _meta = toolAppMeta(optionalMeta(fields, where)._meta, where);
+  return _meta === undefined ? {} : { _meta };
+}
+
+function optionalWebsite(fields: Fields, where: string): { websiteUrl?: string } {
+  const url = fields.websiteUrl;
+  if (url === undefined) return {};
+  if (typeof url !== 'string' || !/^https?:/i.test(url) || !URL.canParse(url))
+    fail(where, 'websiteUrl', 'an https: or http: URL', url);
+  return { websiteUrl: url };
 }
 
 function handler(fields: Fields, where: string): never {

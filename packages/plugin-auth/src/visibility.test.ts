@@ -126,11 +126,14 @@ describe("visibility: 'hide'", () => {
     },
   );
 
-  it('negative control: by default (visibility all) a reader is shown everything, and challenged on use', async () => {
+  it('negative control: by default (visibility all) a reader is shown every declaration, and challenged on use', async () => {
     const r = await rig('all');
-    expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(EVERYTHING);
+    // Every tool, template and prompt is listed; what a template lists is user data, which only a caller
+    // who may read the template sees (whatever the visibility).
+    const declared = { ...EVERYTHING, resources: ['notes://all'] };
+    expect(await sdkLists(r.url, CLIENTS.reader, '2026')).toEqual(declared);
     const reader = await clientToken(as, CLIENTS.reader, r.resource);
-    expect(await rawLists(r.url, reader, '2025')).toEqual(EVERYTHING);
+    expect(await rawLists(r.url, reader, '2025')).toEqual(declared);
   });
 
   it('a token with none of the scopes sees only what needs none; hidden is still refused on call (403)', async () => {

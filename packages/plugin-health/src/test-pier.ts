@@ -47,19 +47,21 @@ export function countingRoutes(plugin: PierPlugin): {
         logger: ctx.logger,
         notifyResourceUpdated: (uri) => ctx.notifyResourceUpdated(uri),
         onClose: (hook) => ctx.onClose(hook),
-        extendMcpServer: (extension) => ctx.extendMcpServer(extension),
+        use: (match, middleware) => ctx.use(match, middleware),
+        addMethod: (method, handler, options) => ctx.addMethod(method, handler, options),
+        addCapabilities: (capabilities) => ctx.addCapabilities(capabilities),
         setAuthenticator: (authenticator) => ctx.setAuthenticator(authenticator),
         observe: (observer) => ctx.observe(observer),
         addRoute: (route) =>
           ctx.addRoute({
             ...route,
-            handler: (req, res) => {
+            handler: (request) => {
               routed += 1;
               for (const waiter of waiters.filter((w) => w.count <= routed)) {
                 waiters.splice(waiters.indexOf(waiter), 1);
                 waiter.resolve();
               }
-              return route.handler(req, res);
+              return route.handler(request);
             },
           }),
       };

@@ -13,6 +13,12 @@ export {
   redisHealthCheck,
 } from './health.js';
 export {
+  type RedisKeyValueClientLike,
+  type RedisKeyValueStore,
+  type RedisKeyValueStoreOptions,
+  redisKeyValueStore,
+} from './kv-store.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,

@@ -2,49 +2,18 @@
 // protocol era the test names, answering the server's requests from the test.
 import {
   Client,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitRequest,
-  type ElicitResult,
   InMemoryTransport,
   type Notification,
   type Progress,
   type Root,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import type { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
+import type { PierServer } from '@pier/core';
+import { serveTransport } from '@pier/core/transport';
 import { type Era, negotiationFor } from './eras.js';
 import { messageOf, TestingError } from './errors.js';
-import { validateConnectOptions } from './options.js';
+import { type ConnectOptions, validateConnectOptions } from './options.js';
 import { track, untrack } from './registry.js';
-
-/** Options of {@link connect}. */
-export interface ConnectOptions {
-  /** The protocol revision the client speaks, or `auto` to negotiate. Default `2026-07-28`. */
-  readonly era?: Era;
-  /**
-   * `memory`: linked in-process transports, one fresh SDK server from `server.createMcpServer()` (no
-   * port, no listen). `http`: real streamable HTTP on 127.0.0.1 and a free port. Default `memory` for a
-   * server, `http` for a URL.
-   */
-  readonly transport?: 'memory' | 'http';
-  /** `listen` options when `connect` starts the server over HTTP (say `{ sessions: true }`). */
-  readonly http?: Omit<StreamableHttpListenOptions, 'transport'>;
-  /** Answers `elicitation/create`; declares the `elicitation` capability. */
-  readonly onElicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
-  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
-  readonly onSample?: (
-    request: CreateMessageRequest['params'],
-  ) => CreateMessageResult | Promise<CreateMessageResult>;
-  /** Answers `roots/list`; declares the `roots` capability. */
-  readonly roots?: readonly Root[] | (() => readonly Root[] | Promise<readonly Root[]>);
-  /** The client's name and version. Default `{ name: 'pier-testing', version: '0.0.0' }`. */
-  readonly clientInfo?: { readonly name: string; readonly version: string };
-  /** Bound on the connection handshake. Default 10 000 ms. */
-  readonly timeoutMs?: number;
-}
 
 /** A connected client and what it received. */
 export interface TestClient {
@@ -112,7 +81,7 @@ export async function connect(
   try {
     if (transport === 'memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      cleanups.push(serveInMemory(target as PierServer, serverSide));
+      cleanups.push(await serveInMemory(target as PierServer, serverSide));
       await client.connect(clientSide, { timeout: checked.timeoutMs });
     } else {
       url = await httpUrl(target, options, cleanups);
@@ -204,15 +173,15 @@ function buildClient(
 }
 
 /**
- * Serves one in-memory connection the way Pier serves stdio: the SDK's era router picks the era from
- * the opening message and pins one fresh server for the connection, told its era so that a 2026-07-28
- * one hears resource updates on its `subscriptions/listen` streams. Returns what closes it.
+ * Serves one in-memory connection the way Pier serves stdio: the engine decides the era from the opening
+ * message and keeps one connection for it. Returns what closes it.
  */
-function serveInMemory(server: PierServer, serverSide: InMemoryTransport): () => Promise<void> {
-  const handle = serveStdio(({ era }): McpServer => server.createMcpServer({ era }), {
-    transport: serverSide,
-  });
-  return () => handle.close();
+async function serveInMemory(
+  server: PierServer,
+  serverSide: InMemoryTransport,
+): Promise<() => Promise<void>> {
+  const served = await serveTransport(server, serverSide, { name: 'memory' });
+  return () => served.close();
 }
 
 /** The URL to connect to; starts the server on a free port when it is not listening yet. */

@@ -1,4 +1,4 @@
-export type { ConnectOptions, ProgressRecorder, TestClient } from './connect.js';
+export type { ProgressRecorder, TestClient } from './connect.js';
 export { connect } from './connect.js';
 export type { Era } from './eras.js';
 export { ERAS } from './eras.js';
@@ -13,6 +13,7 @@ export type {
   ToolCase,
 } from './matrix.js';
 export { eraMatrix, MATRIX_MODES } from './matrix.js';
+export type { ConnectOptions } from './options.js';
 export type { ServerProcess, SpawnServerOptions } from './process.js';
 export { spawnServer } from './process.js';
 export { closeAll } from './registry.js';

@@ -1,8 +1,41 @@
 // Checks what connect() is given before anything starts, and says exactly what is wrong.
-import type { PierServer } from '@pier/core';
-import type { ConnectOptions } from './connect.js';
+
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Root,
+} from '@modelcontextprotocol/client';
+import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
 import { ERAS, type Era } from './eras.js';
 import { describe, TestingError } from './errors.js';
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** The protocol revision the client speaks, or `auto` to negotiate. Default `2026-07-28`. */
+  readonly era?: Era;
+  /**
+   * `memory`: linked in-process transports, one engine connection, as stdio has (no
+   * port, no listen). `http`: real streamable HTTP on 127.0.0.1 and a free port. Default `memory` for a
+   * server, `http` for a URL.
+   */
+  readonly transport?: 'memory' | 'http';
+  /** `listen` options when `connect` starts the server over HTTP (say `{ sessions: true }`). */
+  readonly http?: Omit<StreamableHttpListenOptions, 'transport'>;
+  /** Answers `elicitation/create`; declares the `elicitation` capability. */
+  readonly onElicit?: (request: ElicitRequest['params']) => ElicitResult | Promise<ElicitResult>;
+  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
+  readonly onSample?: (
+    request: CreateMessageRequest['params'],
+  ) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** Answers `roots/list`; declares the `roots` capability. */
+  readonly roots?: readonly Root[] | (() => readonly Root[] | Promise<readonly Root[]>);
+  /** The client's name and version. Default `{ name: 'pier-testing', version: '0.0.0' }`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Bound on the connection handshake. Default 10 000 ms. */
+  readonly timeoutMs?: number;
+}
 
 const KNOWN = ['era', 'transport', 'http', 'onElicit', 'onSample', 'roots', 'clientInfo', 'timeoutMs'];
 
@@ -98,7 +131,7 @@ function isPierServer(value: unknown): value is PierServer {
   return (
     typeof server === 'object' &&
     server !== null &&
-    typeof server.createMcpServer === 'function' &&
+    typeof server.engine === 'object' &&
     typeof server.listen === 'function' &&
     typeof server.notifyResourceUpdated === 'function'
   );

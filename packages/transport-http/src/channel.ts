@@ -96,14 +96,19 @@ export class Channel {
 
   /** Answers with one JSON body (only before anything was streamed). */
   json(status: number, body: string): void {
+    this.respond(
+      status,
+      { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    );
+  }
+
+  /** Answers with `body` and these headers, besides the channel's own (only before anything was streamed). */
+  respond(status: number, headers: Readonly<Record<string, string>>, body: string): void {
     if (!this.open) return;
     if (this.#sse) throw new Error('Channel: a JSON body cannot follow an SSE stream');
     this.#ended = true;
-    this.#res.writeHead(status, {
-      ...this.#headers,
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-    });
+    this.#res.writeHead(status, { ...this.#headers, ...headers });
     this.#res.end(body);
   }
 

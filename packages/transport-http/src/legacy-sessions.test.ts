@@ -88,7 +88,7 @@ describe('sessionful mode', () => {
     await client.callTool({ name: 'echo', arguments: { text: 'one' } });
     await client.callTool({ name: 'echo', arguments: { text: 'two' } });
     expect(transport.sessionId).toBe(id);
-    expect(server.host.serversCreated).toBe(1);
+    expect(server.host.connections).toHaveLength(1);
 
     await transport.terminateSession();
     const after = await ask(server.url, { headers: inSession(id), body: call(9, 'echo', { text: 'x' }) });
@@ -116,7 +116,7 @@ describe('sessionful mode', () => {
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toBe('text/event-stream');
     const reader = new StreamReader(stream);
-    await server.host.servers[0]?.sendToolListChanged();
+    server.host.events.publish({ kind: 'tools_list_changed' });
     const text = await reader.readUntil((so) => so.includes('list_changed'));
     expect(sseEvents(text).map((event) => JSON.parse(event.data).method)).toContain(
       'notifications/tools/list_changed',
@@ -141,11 +141,9 @@ describe('sessionful mode', () => {
     });
     expect(stillThere.status).toBe(200);
 
-    const sdkServer = server.host.servers[0];
-    let closed = false;
-    if (sdkServer) sdkServer.server.onclose = () => (closed = true);
+    const connection = server.host.connections[0];
     clock.advance(60_000 + 15_000);
-    expect(closed).toBe(true);
+    expect(connection?.closed).toBe(true);
     const expired = await ask(server.url, {
       headers: inSession(id),
       body: call(4, 'echo', { text: 'gone' }),
@@ -182,7 +180,7 @@ describe('sessionful mode', () => {
     const reader = new StreamReader(stream);
     // Several of node's timeout checks (every 100 ms here) pass while the stream carries nothing.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await server.host.servers[0]?.sendToolListChanged();
+    server.host.events.publish({ kind: 'tools_list_changed' });
     const text = await reader.readUntil((so) => so.includes('list_changed'));
     expect(reader.ended).toBe(false);
     expect(text).toContain('notifications/tools/list_changed');

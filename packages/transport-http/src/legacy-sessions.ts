@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
-  isInitializeRequest,
-  type JSONRPCMessage,
+  type EngineConnection,
   type Logger,
-  type McpServer,
   messageOf,
   type TransportHost,
 } from '@pier/core/transport';
@@ -12,14 +10,12 @@ import type { Exchange } from './drain.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
-import type { LegacyToolCall } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { type Clock, type SessionRegistry, SessionStore } from './sessions.js';
-import { lazyRequest } from './web.js';
 
 interface Session {
   readonly id: string;
-  readonly server: McpServer;
+  readonly connection: EngineConnection;
   readonly transport: LegacyTransport;
   /** Who opened the session, when an authenticator runs: no one else may use it. */
   readonly principal: string | undefined;
@@ -36,9 +32,9 @@ export interface LegacySessionsContext {
 }
 
 /**
- * Sessionful serving of 2025-era clients: one SDK server and one {@link LegacyTransport} per session, so
- * that the server can talk to the client between requests (GET stream) and the session ends with DELETE.
- * Sessions are capped and expire when idle.
+ * Sessionful serving of 2025-era clients: one engine connection and one {@link LegacyTransport} per
+ * session, so that the server can talk to the client between requests (GET stream) and the session ends
+ * with DELETE. Sessions are capped and expire when idle.
  */
 export class LegacySessions {
   readonly #context: LegacySessionsContext;
@@ -67,19 +63,13 @@ export class LegacySessions {
     this.#store.start();
   }
 
-  /**
-   * Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode; `messages` is
-   * the body already checked with `parseJSONRPCMessage`, when it was. `call` is the body as an everyday
-   * `tools/call` (see `legacyToolCall`), which the direct path may answer without the session's SDK server.
-   */
+  /** Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. */
   async serve(
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
     exchange: Exchange,
-    messages: readonly JSONRPCMessage[] | undefined,
     authInfo: AuthInfo | undefined,
-    call?: LegacyToolCall,
   ): Promise<void> {
     const header = headerValue(req, 'mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
@@ -105,7 +95,7 @@ export class LegacySessions {
         sendJsonError(res, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
         return;
       }
-    } else if (req.method === 'POST' && isInitializeRequest(body)) {
+    } else if (req.method === 'POST' && isInitialize(body)) {
       if (this.#store.full) this.#store.sweep();
       // `node:crypto` is loaded by the first session, not at start-up (≈ 2 % of an HTTP cold start on Node 20).
       const id = process.getBuiltinModule('node:crypto').randomUUID();
@@ -150,59 +140,13 @@ export class LegacySessions {
     } else if (req.method === 'DELETE') {
       await transport.handleDelete(req, res);
     } else {
-      let request: Request | undefined;
-      if (call !== undefined && header !== undefined) {
-        const answered = await this.#direct(req, res, exchange, session, call, authInfo);
-        if (answered === true) return;
-        request = answered;
-      }
-      await transport.handlePost(
-        req,
-        res,
-        body,
-        exchange,
-        request ?? lazyRequest(req, this.#context.origin(), res),
-        messages,
-        authInfo,
-      );
+      await transport.handlePost(req, res, body, exchange, authInfo);
       if (header === undefined && !transport.initialized) {
         // The initialize request was refused (say, for its Accept header): no session came of it.
         this.#store.delete(id);
         void this.#close(session);
       }
     }
-  }
-
-  /**
-   * The direct path on a session: a `tools/call` the session's transport would hand to its SDK server with
-   * nothing said before the answer, for a tool core serves directly (see `DirectToolCalls`), is answered by
-   * the transport as that server would have answered it. `true` when answered; otherwise the web request
-   * the SDK is to serve it with (a registered replay when the tool ran already) or `undefined`.
-   */
-  async #direct(
-    req: IncomingMessage,
-    res: ServerResponse,
-    exchange: Exchange,
-    { server, transport }: Session,
-    call: LegacyToolCall,
-    authInfo: AuthInfo | undefined,
-  ): Promise<true | Request | undefined> {
-    const direct = this.#context.host.directToolCalls;
-    if (direct === undefined || !transport.acceptsDirect(req, call.id)) return undefined;
-    // Observers see the call in its session, with the web request the SDK would have been given.
-    const request = lazyRequest(req, this.#context.origin(), res);
-    const outcome = direct.call(call.name, call.args, 'legacy', {
-      id: call.id,
-      params: call.params,
-      request,
-      authInfo,
-      server,
-    });
-    if (outcome === undefined) return undefined;
-    const replay = await transport.answerDirect(res, exchange, call.id, outcome);
-    if (replay === undefined) return true;
-    direct.replay(request, replay.result);
-    return request;
   }
 
   /** Closes every session (their streams end); used by shutdown. */
@@ -225,37 +169,35 @@ export class LegacySessions {
   async #open(id: string, principal: string | undefined): Promise<Session> {
     const { host, options, logger } = this.#context;
     const resumability = options.resumability;
-    const transport = new LegacyTransport({
+    let transport: LegacyTransport | undefined;
+    const connection = host.engine.connect({
       sessionId: id,
+      // What belongs to no call (list changes, updates) goes on the session's GET stream.
+      send: (message) => transport?.sendUnrelated(message),
+      transport: 'http',
+    });
+    transport = new LegacyTransport({
+      engine: host.engine,
+      logger,
+      connection,
       ...(resumability !== undefined && {
         eventStore: resumability.eventStore?.(id) ?? new SessionEventStore(resumability.maxEventsPerSession),
       }),
       ...(resumability?.retryMs !== undefined && { retryMs: resumability.retryMs }),
+      onClose: () => {
+        this.#store.delete(id);
+        options.sessionRelay?.release(id);
+      },
     });
-    // Set before connect(): the SDK chains its own handlers after these.
-    transport.onclose = () => {
-      this.#store.delete(id);
-      options.sessionRelay?.release(id);
-    };
-    transport.onerror = (error) =>
-      logger.debug('session request refused or failed', { error: error.message });
-    const server = host.createMcpServer({ era: 'legacy' });
-    const session: Session = { id, server, transport, principal };
-    // Counted before the (asynchronous) connect so that concurrent initializes cannot pass the cap.
+    const session: Session = { id, connection, transport, principal };
+    // Counted at once so that concurrent initializes cannot pass the cap.
     this.#store.add(id, session);
-    try {
-      await server.connect(transport);
-    } catch (error) {
-      this.#store.delete(id);
-      options.sessionRelay?.release(id);
-      throw error;
-    }
     return session;
   }
 
   async #close(session: Session): Promise<void> {
     try {
-      await session.server.close();
+      await session.transport.close();
     } catch (error) {
       this.#context.logger.warn('closing a session failed', {
         sessionId: session.id,
@@ -263,4 +205,15 @@ export class LegacySessions {
       });
     }
   }
+}
+
+/** Whether `body` is an `initialize` request (a JSON-RPC request of that method). */
+function isInitialize(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as { method?: unknown }).method === 'initialize' &&
+    'id' in body
+  );
 }

@@ -1,71 +1,59 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type Answer,
   type AuthInfo,
-  bearerAuthChallengeResponse,
-  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
-  type DirectCallOutcome,
+  type EngineConnection,
   type EventStore,
-  isInitializeRequest,
+  type Inbound,
   type JSONRPCMessage,
-  type MessageExtraInfo,
-  OAuthError,
-  OAuthErrorCode,
-  parseJSONRPCMessage,
+  LEGACY_VERSIONS,
+  type Logger,
+  type McpEngine,
+  type Message,
+  messageOf,
   type RequestId,
-  type ScopeChallengeHandler,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type Transport,
 } from '@pier/core/transport';
+import { abortedOnDisconnect, allHeaders, answerBody, headerReader } from './answers.js';
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
 import { headerValue, JSONRPC } from './json-errors.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
-  /** The session id to issue on initialize; without it the transport is stateless (one exchange). */
-  readonly sessionId?: string;
+  readonly engine: McpEngine;
+  readonly logger: Logger;
+  /** The session's engine connection; without one the transport is stateless (one exchange). */
+  readonly connection?: EngineConnection;
   /** Makes streams resumable: every event gets an id and is kept for `Last-Event-ID` replay. */
   readonly eventStore?: EventStore;
   /** Sent as the SSE `retry` field of priming events. */
   readonly retryMs?: number;
+  /** Called once when the transport closes (DELETE, expiry, shutdown). */
+  readonly onClose?: () => void;
 }
 
 const STANDALONE = '_GET_stream';
 const MAX_BATCH = 100;
-
-/** A request the direct path is answering (see {@link LegacyTransport.answerDirect}). */
-interface DirectRequest {
-  readonly res: ServerResponse;
-  readonly exchange: Exchange;
-  /** The client cancelled it (`notifications/cancelled`): as the SDK server does, it gets no answer. */
-  cancelled: boolean;
-  /** The transport closed meanwhile and ended its response, as it ends every request's stream. */
-  ended: boolean;
-}
+/** The version a 2025-era request that names none is served at (the SDK's default). */
+const DEFAULT_VERSION = '2025-03-26';
+const VERSIONS: ReadonlySet<string> = new Set(LEGACY_VERSIONS);
 
 /**
- * The 2025-era streamable HTTP transport, node-native: the SDK's `Server` stays the protocol engine and
- * this replaces `WebStandardStreamableHTTPServerTransport` beneath it, answer for answer (same statuses,
- * error codes and messages, same session, stream, replay and batch rules), without converting each
- * exchange to web `Request`/`Response` streams. A quick answer goes out as one JSON body; the response
- * becomes an SSE stream only when the server says something before its answer, or when streams are
- * resumable (then every stream starts with a priming event).
- *
- * Longer than this package's other files on purpose: it follows the SDK class it stands in for method by
- * method, so that the two can be read side by side when the SDK changes.
+ * The 2025-era streamable HTTP transport, node-native, in front of the engine: the same statuses, error
+ * codes and messages as the SDK's transport, the same session, stream, replay and batch rules. A quick
+ * answer goes out as one JSON body; the response becomes an SSE stream only when something is said before
+ * the answer (a progress notification, a question for the client), or when streams are resumable (then
+ * every stream starts with a priming event). A question a call asks goes on that call's stream; the GET
+ * stream carries only what belongs to no call.
  */
-export class LegacyTransport implements Transport {
-  sessionId: string | undefined;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-
-  readonly #issuedId: string | undefined;
+export class LegacyTransport {
+  readonly #engine: McpEngine;
+  readonly #logger: Logger;
+  readonly #connection: EngineConnection | undefined;
+  readonly #sessionId: string | undefined;
   readonly #eventStore: EventStore | undefined;
   readonly #retryMs: number | undefined;
-  #versions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
-  #scopeChallenge: ScopeChallengeHandler | undefined;
-  #started = false;
+  readonly #onClose: (() => void) | undefined;
   #initialized = false;
   #closed = false;
   #streamCount = 0;
@@ -75,15 +63,19 @@ export class LegacyTransport implements Transport {
   readonly #requestStreams = new Map<RequestId, string>();
   /** The requests of each stream still waiting for an answer, in order. */
   readonly #streamRequests = new Map<string, RequestId[]>();
-  /** Answers held until every request of their stream is answered. */
-  readonly #answers = new Map<RequestId, JSONRPCMessage>();
-  /** Requests the direct path is answering, by id (made on first use: an idle session holds no map). */
-  #direct: Map<RequestId, DirectRequest> | undefined;
+  /** Answers held until every request of their stream is answered (`null`: no answer, it was cancelled). */
+  readonly #answers = new Map<RequestId, Answer | null>();
+  /** Event stores write in order: each stored event waits for the one before. */
+  #storing: Promise<unknown> = Promise.resolve();
 
-  constructor(options: LegacyTransportOptions = {}) {
-    this.#issuedId = options.sessionId;
+  constructor(options: LegacyTransportOptions) {
+    this.#engine = options.engine;
+    this.#logger = options.logger;
+    this.#connection = options.connection;
+    this.#sessionId = options.connection?.sessionId;
     this.#eventStore = options.eventStore;
     this.#retryMs = options.retryMs;
+    this.#onClose = options.onClose;
   }
 
   /** Whether an initialize request was accepted (a session exists from then on). */
@@ -95,36 +87,15 @@ export class LegacyTransport implements Transport {
     return this.#closed;
   }
 
-  async start(): Promise<void> {
-    if (this.#started) throw new Error('Transport already started');
-    this.#started = true;
-  }
-
-  setSupportedProtocolVersions(versions: string[]): void {
-    this.#versions = versions;
-  }
-
   /**
-   * Called by the SDK's `McpServer.connect`: decides, per request, whether the caller lacks the scopes of the
-   * tool, resource or prompt it names. As the SDK's transport does, a challenged batch is answered 403 as a
-   * whole, before any of it is dispatched.
-   */
-  setScopeChallengeResolver(resolver: ScopeChallengeHandler): void {
-    this.#scopeChallenge = resolver;
-  }
-
-  /**
-   * Serves a POST whose body was read and parsed already. `request` is what handlers see as `ctx.http.req`;
-   * `parsed` is the body already checked with `parseJSONRPCMessage`, when the caller did that; `authInfo`
-   * is who the authenticator says is calling (handlers see it as `ctx.http.authInfo`).
+   * Serves a POST whose body was read and parsed already; `authInfo` is who the authenticator says is
+   * calling.
    */
   async handlePost(
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
     exchange: Exchange,
-    request: Request,
-    parsed?: readonly JSONRPCMessage[],
     authInfo?: AuthInfo,
   ): Promise<void> {
     if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
@@ -137,56 +108,59 @@ export class LegacyTransport implements Transport {
       const message = `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`;
       return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
     }
-    let messages: readonly JSONRPCMessage[];
-    try {
-      messages =
-        parsed ?? (Array.isArray(body) ? body.map(parseJSONRPCMessage) : [parseJSONRPCMessage(body)]);
-    } catch {
+    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+    if (!messages.every(isMessage)) {
       return this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
     }
-    // The method is checked first only to spare the schema check on every other message.
-    const initialize = messages.find(
-      (m) => (m as { method?: unknown }).method === 'initialize' && isInitializeRequest(m),
-    );
+    const initialize = messages.find((m) => (m as { method?: unknown }).method === 'initialize' && 'id' in m);
+    let version = headerValue(req, 'mcp-protocol-version');
     if (initialize !== undefined) {
-      if (this.#initialized && this.#issuedId !== undefined) {
+      if (this.#initialized && this.#sessionId !== undefined) {
         return this.#refuse(res, 400, JSONRPC.invalidRequest, 'Invalid Request: Server already initialized');
       }
       if (messages.length > 1) {
         const message = 'Invalid Request: Only one initialization request is allowed';
         return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
       }
-      this.sessionId = this.#issuedId;
       this.#initialized = true;
+      const requested = (initialize as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+      version = typeof requested === 'string' ? requested : undefined;
     } else if (this.#refusedSessionOrVersion(req, res)) {
       return;
     }
-
-    const requests = messages.filter(isRequestLike);
-    if (authInfo !== undefined && this.#scopeChallenge !== undefined && requests.length > 0) {
-      if (await this.#challenged(res, requests, authInfo)) return;
+    const requests = messages.filter(isRequest);
+    let signal: AbortSignal | undefined;
+    const base = {
+      era: 'legacy' as const,
+      requestedVersion: version ?? DEFAULT_VERSION,
+      headers: headerReader(req),
+      allHeaders: allHeaders(req),
+      authInfo,
+      connection: this.#connection,
+      transport: 'http',
+    };
+    if (requests.length > 1) {
+      // A batch with a request the caller may not make is refused whole, before any of it runs.
+      for (const message of requests) {
+        const refusal = await this.#engine.preflight(message, base);
+        if (refusal !== undefined && refusal.status !== 200) {
+          const { status, headers, body } = answerBody(refusal, this.#headers());
+          res.writeHead(status, headers);
+          res.end(body);
+          return;
+        }
+      }
     }
-    if (this.#direct !== undefined && this.#direct.size > 0) {
-      for (const message of messages) this.#noteCancelled(message, this.#direct);
-    }
-    const extra: MessageExtraInfo = authInfo === undefined ? { request } : { request, authInfo };
     if (requests.length === 0) {
-      for (const message of messages) this.onmessage?.(message, extra);
+      for (const message of messages) void this.#engine.handle(message, base);
       res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
       res.end();
       return;
     }
 
     // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
-    const streamId =
-      this.#eventStore === undefined
-        ? String(++this.#streamCount)
-        : process.getBuiltinModule('node:crypto').randomUUID();
-    const version =
-      (initialize as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion ??
-      headerValue(req, 'mcp-protocol-version') ??
-      DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
-    const resumable = this.#eventStore !== undefined && this.#supportsPriming(version);
+    const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : crypto.randomUUID();
+    const resumable = this.#eventStore !== undefined && version !== undefined && supportsPriming(version);
     const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
     this.#channels.set(streamId, channel);
     for (const message of requests) this.#requestStreams.set(message.id, streamId);
@@ -199,84 +173,45 @@ export class LegacyTransport implements Transport {
       if (this.#closed) return;
       channel.prime(primingId, this.#retryMs);
     }
+    // A call without a session ends with its response: a stateless handler's signal follows the client.
+    const stateless = this.#connection === undefined;
+    const single = requests.length === 1 && messages.length === 1;
     for (const message of messages) {
-      if (resumable && isRequestLike(message)) {
-        // As the SDK does: only requests of a resumable stream may close it (SEP-1699 polling).
-        this.onmessage?.(message, {
-          ...extra,
-          closeSSEStream: () => this.closeSSEStream(message.id),
-          closeStandaloneSSEStream: () => this.closeStandaloneSSEStream(),
-        });
-      } else {
-        this.onmessage?.(message, extra);
+      if (!isRequest(message)) {
+        void this.#engine.handle(message, base);
+        continue;
       }
-    }
-  }
-
-  /**
-   * Whether a POST of the single request `id` with these headers would reach the session's server at once
-   * and be answered with one JSON body: the session is initialized and open, the headers pass every check
-   * {@link handlePost} makes (`Accept`, session id, protocol version), streams are not resumable (then the
-   * answer would follow a priming event), and no request with this id is in flight. Writes nothing.
-   */
-  acceptsDirect(req: IncomingMessage, id: RequestId): boolean {
-    if (this.#closed || !this.#initialized || this.#issuedId === undefined) return false;
-    if (this.#eventStore !== undefined || this.#requestStreams.has(id) || this.#direct?.has(id) === true) {
-      return false;
-    }
-    const headers = req.headers;
-    const accept = headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    if (headers['mcp-session-id'] !== this.sessionId) return false;
-    const version = headers['mcp-protocol-version'];
-    return version === undefined || (typeof version === 'string' && this.#versions.includes(version));
-  }
-
-  /**
-   * Answers request `id`, accepted by {@link acceptsDirect}, with what the direct path computed: the bytes
-   * {@link send} writes for the server's answer (one JSON body with the session id). Meanwhile the request
-   * behaves as one the server is serving: a `notifications/cancelled` for it means no answer (its response
-   * stays open, as the SDK server leaves it), and closing the transport ends its response like every
-   * request's. Resolves with the result the SDK must write instead (core's replay), or `undefined`.
-   */
-  async answerDirect(
-    res: ServerResponse,
-    exchange: Exchange,
-    id: RequestId,
-    outcome: Promise<DirectCallOutcome>,
-  ): Promise<{ readonly result: unknown } | undefined> {
-    const pending: DirectRequest = { res, exchange, cancelled: false, ended: false };
-    this.#direct ??= new Map();
-    const inFlight = this.#direct;
-    inFlight.set(id, pending);
-    let settled: DirectCallOutcome;
-    try {
-      settled = await outcome;
-    } finally {
-      if (inFlight.get(id) === pending) inFlight.delete(id);
-    }
-    if (pending.ended) return undefined;
-    if (pending.cancelled) {
-      // The SDK server drops the answer of a cancelled request; its stream waits until either side leaves.
-      const streamId = String(++this.#streamCount);
-      const channel = new Channel(res, this.#headers(), exchange, () =>
-        this.#disconnected(streamId, channel),
+      const id = message.id;
+      const inbound: Inbound = {
+        ...base,
+        ...(stateless && {
+          get signal() {
+            signal ??= abortedOnDisconnect(res);
+            return signal;
+          },
+        }),
+        send: (related: Message) => void this.#send(related, id),
+        ...(resumable && { closeStream: () => this.closeSSEStream(id) }),
+      };
+      const answered = this.#engine.handle(message, inbound) as Promise<Answer | undefined>;
+      answered.then(
+        (answer) => {
+          // A refusal with its own HTTP status (403 insufficient_scope…) is that status when it is all.
+          if (answer !== undefined && answer.status !== 200 && single && !channel.streaming && channel.open) {
+            this.#forget(streamId, [id]);
+            this.#channels.delete(streamId);
+            const { status, headers, body } = answerBody(answer, this.#headers());
+            channel.respond(status, headers, body);
+            return;
+          }
+          void this.#answer(id, answer ?? null);
+        },
+        (error: unknown) => {
+          this.#logger.error('a request crashed', { error: messageOf(error) });
+          void this.#answer(id, null);
+        },
       );
-      this.#channels.set(streamId, channel);
-      this.#requestStreams.set(id, streamId);
-      this.#streamRequests.set(streamId, [id]);
-      return undefined;
     }
-    if ('replay' in settled) return { result: settled.replay };
-    if (res.destroyed) return undefined;
-    const body = JSON.stringify({ result: settled.result, jsonrpc: '2.0', id });
-    res.writeHead(200, {
-      ...this.#headers(),
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-    });
-    res.end(body);
-    return undefined;
   }
 
   /** Serves the GET that opens the session's stream for server-initiated messages (or resumes one). */
@@ -315,53 +250,65 @@ export class LegacyTransport implements Transport {
     await this.close();
   }
 
-  async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
-    // Messages handed to send() come from the SDK server, well-formed: their shape is enough to sort them
-    // (the SDK's schema guards cost a full parse of every result).
-    const isAnswer = !('method' in message) && ('result' in message || 'error' in message);
-    const requestId = isAnswer ? (message as { id: RequestId }).id : options?.relatedRequestId;
+  /** Sends what belongs to no call (list changes, updates): on the session's GET stream, when one is open. */
+  sendUnrelated(message: Message): void {
+    void this.#send(message, undefined);
+  }
+
+  /** Routes a message: to the stream of the request it belongs to, or the GET stream. */
+  async #send(message: Message, requestId: RequestId | undefined): Promise<void> {
+    if (this.#closed) return;
     if (requestId === undefined) {
-      if (isAnswer) {
-        throw new Error(
-          'Cannot send a response on a standalone SSE stream unless resuming a previous client request',
-        );
-      }
-      const eventId = await this.#eventStore?.storeEvent(STANDALONE, message);
+      const eventId = await this.#store(STANDALONE, message);
       this.#channels.get(STANDALONE)?.event(JSON.stringify(message), eventId);
       return;
     }
     const streamId = this.#requestStreams.get(requestId);
-    if (streamId === undefined)
-      throw new Error(`No connection established for request ID: ${String(requestId)}`);
-    const eventId = await this.#eventStore?.storeEvent(streamId, message);
+    if (streamId === undefined) return;
+    const eventId = await this.#store(streamId, message);
+    this.#channels.get(streamId)?.event(JSON.stringify(message), eventId);
+  }
+
+  /** A request is answered (`null`: it gets no answer); once its stream's requests all are, the stream ends. */
+  async #answer(requestId: RequestId, answer: Answer | null): Promise<void> {
+    const streamId = this.#requestStreams.get(requestId);
+    if (streamId === undefined || this.#closed) return;
     const channel = this.#channels.get(streamId);
-    if (!isAnswer) {
-      channel?.event(JSON.stringify(message), eventId);
-      return;
+    let eventId: string | undefined;
+    if (answer !== null) {
+      eventId = await this.#store(streamId, answer.message);
+      if (channel?.streaming === true) channel.event(JSON.stringify(answer.message), eventId);
     }
-    this.#answers.set(requestId, message);
-    if (channel?.streaming) channel.event(JSON.stringify(message), eventId);
+    this.#answers.set(requestId, answer);
     const related = this.#streamRequests.get(streamId) ?? [requestId];
     if (!related.every((id) => this.#answers.has(id))) return;
-    this.#streamRequests.delete(streamId);
-    const answers = related.map((id) => this.#answers.get(id) as JSONRPCMessage);
-    for (const id of related) {
-      this.#answers.delete(id);
-      this.#requestStreams.delete(id);
-    }
+    const answers = related.map((id) => this.#answers.get(id)).filter((held): held is Answer => held != null);
+    this.#forget(streamId, related);
+    const current = this.#channels.get(streamId);
     this.#channels.delete(streamId);
-    if (channel === undefined) {
-      if (this.#eventStore === undefined) {
-        this.onerror?.(
-          new Error(
-            `Response for request ID ${String(requestId)} is undeliverable: per-request stream is disconnected and no eventStore is configured`,
-          ),
+    if (current === undefined) {
+      if (this.#eventStore === undefined && answers.length > 0) {
+        this.#logger.debug(
+          'an answer is undeliverable: its stream is disconnected and no eventStore is configured',
         );
       }
       return;
     }
-    if (channel.streaming) channel.end();
-    else channel.json(200, JSON.stringify(answers.length === 1 ? answers[0] : answers));
+    if (current.streaming || answers.length === 0) current.end();
+    // One answer goes alone (as the SDK sends it, even for a batch with one request); more as an array.
+    else
+      current.json(
+        200,
+        JSON.stringify(answers.length === 1 ? answers[0]?.message : answers.map((a) => a.message)),
+      );
+  }
+
+  #forget(streamId: string, ids: readonly RequestId[]): void {
+    this.#streamRequests.delete(streamId);
+    for (const id of ids) {
+      this.#answers.delete(id);
+      this.#requestStreams.delete(id);
+    }
   }
 
   async close(): Promise<void> {
@@ -372,13 +319,8 @@ export class LegacyTransport implements Transport {
     this.#answers.clear();
     this.#streamRequests.clear();
     for (const channel of channels) channel.end();
-    const direct = this.#direct === undefined ? [] : [...this.#direct.values()];
-    this.#direct?.clear();
-    for (const pending of direct) {
-      pending.ended = true;
-      new Channel(pending.res, this.#headers(), pending.exchange, () => {}).end();
-    }
-    this.onclose?.();
+    this.#connection?.close();
+    this.#onClose?.();
   }
 
   /** Ends the SSE stream of a request so that the client reconnects and resumes it (SEP-1699 polling). */
@@ -395,6 +337,14 @@ export class LegacyTransport implements Transport {
     const channel = this.#channels.get(STANDALONE);
     this.#channels.delete(STANDALONE);
     channel?.end();
+  }
+
+  #store(streamId: string, message: Message): Promise<string | undefined> {
+    const store = this.#eventStore;
+    if (store === undefined) return Promise.resolve(undefined);
+    const stored = this.#storing.then(() => store.storeEvent(streamId, message as JSONRPCMessage));
+    this.#storing = stored.catch(() => undefined);
+    return stored;
   }
 
   async #replay(
@@ -431,23 +381,15 @@ export class LegacyTransport implements Transport {
       if (live) this.#channels.set(streamId, channel);
       else channel.end();
     } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.#logger.debug('replaying events failed', { error: messageOf(error) });
       if (!res.headersSent) this.#refuse(res, 500, JSONRPC.serverError, 'Error replaying events');
       else res.end();
     }
   }
 
-  /** Marks the direct request a `notifications/cancelled` names as cancelled. */
-  #noteCancelled(message: JSONRPCMessage, inFlight: Map<RequestId, DirectRequest>): void {
-    if ((message as { method?: unknown }).method !== 'notifications/cancelled' || 'id' in message) return;
-    const requestId = (message as { params?: { requestId?: RequestId } }).params?.requestId;
-    const pending = requestId === undefined ? undefined : inFlight.get(requestId);
-    if (pending !== undefined) pending.cancelled = true;
-  }
-
   /** Session and protocol-version checks of every request but initialize; answers and returns `true` on failure. */
   #refusedSessionOrVersion(req: IncomingMessage, res: ServerResponse): boolean {
-    if (this.#issuedId !== undefined) {
+    if (this.#sessionId !== undefined) {
       if (!this.#initialized) {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Server not initialized');
         return true;
@@ -457,14 +399,14 @@ export class LegacyTransport implements Transport {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
         return true;
       }
-      if (id !== this.sessionId) {
+      if (id !== this.#sessionId) {
         this.#refuse(res, 404, JSONRPC.sessionNotFound, 'Session not found');
         return true;
       }
     }
     const version = headerValue(req, 'mcp-protocol-version');
-    if (version !== undefined && !this.#versions.includes(version)) {
-      const message = `Bad Request: Unsupported protocol version: ${version} (supported versions: ${this.#versions.join(', ')})`;
+    if (version !== undefined && !VERSIONS.has(version)) {
+      const message = `Bad Request: Unsupported protocol version: ${version} (supported versions: ${LEGACY_VERSIONS.join(', ')})`;
       this.#refuse(res, 400, JSONRPC.serverError, message);
       return true;
     }
@@ -472,56 +414,16 @@ export class LegacyTransport implements Transport {
   }
 
   /** A stream's client went away: its answers are kept for replay (with an event store) or dropped. */
-  /** Answers 403 `insufficient_scope` when a request of the batch needs scopes the caller lacks. */
-  async #challenged(
-    res: ServerResponse,
-    requests: readonly (JSONRPCMessage & { id: RequestId })[],
-    authInfo: AuthInfo,
-  ): Promise<boolean> {
-    const resolve = this.#scopeChallenge as ScopeChallengeHandler;
-    for (const request of requests) {
-      const challenge = await resolve({ request: request as never, authInfo });
-      if (challenge === undefined) continue;
-      // The SDK's own answer (header grammar, quoting, OAuth error body), as on the 2026-07-28 path.
-      const answer = bearerAuthChallengeResponse(
-        new OAuthError(OAuthErrorCode.InsufficientScope, challenge.errorDescription ?? 'Insufficient scope'),
-        {
-          requiredScopes: [...challenge.scopes],
-          ...(authInfo.resourceMetadataUrl !== undefined && {
-            resourceMetadataUrl: authInfo.resourceMetadataUrl,
-          }),
-        },
-      );
-      const body = await answer.text();
-      this.onerror?.(new Error('Forbidden: insufficient scope'));
-      res.writeHead(answer.status, {
-        ...this.#headers(),
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'cache-control': 'no-store',
-        'www-authenticate': answer.headers.get('www-authenticate') ?? 'Bearer error="insufficient_scope"',
-      });
-      res.end(body);
-      return true;
-    }
-    return false;
-  }
-
   #disconnected(streamId: string, channel: Channel): void {
     if (this.#channels.get(streamId) === channel) this.#channels.delete(streamId);
   }
 
-  /** Priming events need an empty `data`, which clients handle from 2025-11-25 on. */
-  #supportsPriming(version: string): boolean {
-    return this.#versions.includes(version) && version >= '2025-11-25';
-  }
-
   #headers(): Record<string, string> {
-    return this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
+    return this.#sessionId === undefined || !this.#initialized ? {} : { 'mcp-session-id': this.#sessionId };
   }
 
   #refuse(res: ServerResponse, status: number, code: number, message: string): void {
-    this.onerror?.(new Error(message));
+    this.#logger.debug('MCP request refused', { status, error: message });
     refuse(res, this.#headers(), status, code, message);
   }
 }
@@ -542,8 +444,25 @@ function refuse(
   res.end(body);
 }
 
+/** Priming events need an empty `data`, which clients handle from 2025-11-25 on. */
+function supportsPriming(version: string): boolean {
+  return VERSIONS.has(version) && version >= '2025-11-25';
+}
+
+/** A JSON-RPC message by shape (strictly checked by the engine). */
+function isMessage(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0') return false;
+  if (typeof message.method === 'string')
+    return (
+      message.params === undefined ||
+      (typeof message.params === 'object' && message.params !== null && !Array.isArray(message.params))
+    );
+  return 'id' in message && ('result' in message || 'error' in message);
+}
+
 /** Requests (as opposed to notifications and answers): what a response must wait for. */
-function isRequestLike(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
-  // Messages were validated by parseJSONRPCMessage already: a method and an id make a request.
+function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
   return 'method' in message && 'id' in message;
 }

@@ -46,9 +46,7 @@ const health: PierPlugin = {
     ctx.addRoute({
       method: 'GET',
       path: '/health',
-      handler: (_req, res) => {
-        res.end('ok');
-      },
+      handler: () => new Response('ok'),
     }),
 };
 
@@ -110,7 +108,7 @@ const bearer: HttpAuthenticator & { calls: number } = {
   calls: 0,
   authenticate(req) {
     bearer.calls++;
-    const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const token = /^Bearer (\w+)$/.exec(req.header('authorization') ?? '')?.[1];
     if (token === 'alice' || token === 'bob') {
       return { authInfo: { token, clientId: token, scopes: ['notes'], extra: { sub: `user-${token}` } } };
     }
@@ -236,19 +234,19 @@ describe('an authenticator set by a plugin', () => {
   });
 });
 
-describe('extendMcpServer: an extension adds capabilities and request handlers to every SDK server', () => {
-  it('is advertised and served on both eras', async () => {
-    const eras: unknown[] = [];
+describe('addCapabilities and addMethod: a plugin serves an extension', () => {
+  it('is advertised and served on both eras, with middleware around it', async () => {
+    const seen: string[] = [];
     const extension: PierPlugin = {
       name: 'ext',
-      setup: (ctx) =>
-        ctx.extendMcpServer({
-          capabilities: { experimental: { 'pier.test/ping': { version: 1 } } },
-          setup(server, context) {
-            eras.push(context.era);
-            server.server.setRequestHandler('ping', async () => ({}));
-          },
-        }),
+      setup: (ctx) => {
+        ctx.addCapabilities({ experimental: { 'pier.test/ping': { version: 1 } } });
+        ctx.addMethod('pier.test/ping', (request) => ({ pong: request.params.n, era: request.era }));
+        ctx.use('pier.test/ping', async (request, next) => {
+          seen.push(request.era);
+          return next();
+        });
+      },
     };
     const server = pier([extension]);
     const { url } = await server.listen(httpTransport({ port: 0, sessions: true }));
@@ -256,13 +254,22 @@ describe('extendMcpServer: an extension adds capabilities and request handlers t
     expect(legacy.getServerCapabilities()?.experimental).toEqual({ 'pier.test/ping': { version: 1 } });
     const modern = await modernClient(url);
     expect(modern.getServerCapabilities()?.experimental).toEqual({ 'pier.test/ping': { version: 1 } });
-    expect(eras).toContain('legacy');
-    expect(eras).toContain('modern');
+    const legacyAnswer = await ask(url, {
+      headers: LEGACY_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'pier.test/ping', params: { n: 1 } }),
+    });
+    expect(legacyAnswer.status).toBe(400); // no session: the sessionful endpoint asks for one
+    const request = modernRequest('pier.test/ping', { n: 2 });
+    const answer = await ask(url, request);
+    expect(answer.json).toMatchObject({ result: { pong: 2, era: 'modern', resultType: 'complete' } });
+    expect(seen).toEqual(['modern']);
   });
 
-  it('refuses an extension that is not { capabilities?, setup? }', () => {
-    const bad: PierPlugin = { name: 'bad-ext', setup: (ctx) => ctx.extendMcpServer({ setup: 42 } as never) };
-    expect(() => pier([bad])).toThrow(/plugin "bad-ext": extendMcpServer: "setup" must be a function/);
+  it('refuses a method the server serves already, and bad arguments', () => {
+    const clash: PierPlugin = { name: 'clash', setup: (ctx) => ctx.addMethod('tools/list', () => ({})) };
+    expect(() => pier([clash])).toThrow(/plugin "clash" serves tools\/list, which the server serves itself/);
+    const bad: PierPlugin = { name: 'bad-ext', setup: (ctx) => ctx.addMethod('x/y', 42 as never) };
+    expect(() => pier([bad])).toThrow(/plugin "bad-ext": addMethod: "handler" must be a function/);
   });
 });
 

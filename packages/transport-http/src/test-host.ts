@@ -1,13 +1,15 @@
-// Test helper (excluded from the build): a TransportHost built by hand from the SDK's McpServer and core's
-// Lifecycle, with tools that let tests hold a call in flight.
+// Test helper (excluded from the build): a TransportHost whose engine is a real Pier server's, with its own
+// lifecycle (the tests drive it as core would), and tools that let tests hold a call in flight.
 import { McpServer } from '@modelcontextprotocol/server';
+import { createServer, defineServer, defineTool } from '@pier/core';
 import {
+  type EngineConnection,
   type EventBus,
   type HttpAuthenticator,
   type HttpRoute,
-  InMemoryServerEventBus,
   Lifecycle,
   type Logger,
+  type McpEngine,
   type RunningTransport,
 } from '@pier/core/transport';
 import * as z from 'zod';
@@ -22,6 +24,8 @@ export interface LogLine {
 
 /** Holds `slow` tool calls until released. */
 export class Gate {
+  /** How many `slow` calls had their signal aborted (the client went away, or cancelled). */
+  aborted = 0;
   #waiting: (() => void)[] = [];
   #watchers: { count: number; resolve: () => void }[] = [];
 
@@ -56,22 +60,20 @@ export interface TestHost {
   readonly routes: readonly HttpRoute[];
   readonly state: Lifecycle['state'];
   onStateChange: Lifecycle['subscribe'];
-  createMcpServer(): McpServer;
+  readonly engine: McpEngine;
+  /** Every connection (2025 session) the transport opened on the engine, oldest first. */
+  readonly connections: EngineConnection[];
   readonly events: EventBus;
   readonly authenticator: HttpAuthenticator | undefined;
   readonly lifecycle: Lifecycle;
   readonly logs: LogLine[];
   readonly gate: Gate;
-  /** How many SDK servers the transport asked for. */
-  readonly serversCreated: number;
-  /** Every SDK server handed out, newest last. */
-  readonly servers: McpServer[];
 }
 
 /**
  * A host serving `echo`, `slow` (waits on the gate), `notify` (sends progress, then answers), `header`
- * (reads a request header), `ask` (elicits input from the client) and `reconnect` (closes its SSE stream, as SEP-1699 polling does, then waits
- * on the gate).
+ * (reads a request header), `ask` (elicits input from the client) and `reconnect` (closes its SSE stream, as
+ * SEP-1699 polling does, then waits on the gate).
  */
 export function createTestHost(
   init: { readonly routes?: readonly HttpRoute[]; readonly authenticator?: HttpAuthenticator } = {},
@@ -79,34 +81,112 @@ export function createTestHost(
   const logs: LogLine[] = [];
   const lifecycle = new Lifecycle((error) => logs.push({ level: 'error', message: String(error) }));
   const gate = new Gate();
-  const servers: McpServer[] = [];
+  const logger = captureLogger(logs);
+  const authenticator = init.authenticator;
+  const server = createServer(
+    defineServer({
+      name: 'test-server',
+      version: '1.2.3',
+      tools: testTools(gate),
+      ...(authenticator !== undefined && {
+        plugins: [{ name: 'test-auth', setup: (ctx) => ctx.setAuthenticator(authenticator) }],
+      }),
+    }),
+    { logger, handleSignals: false },
+  );
+  const connections: EngineConnection[] = [];
+  const engine = server.engine;
   return {
     info: { name: 'test-server', version: '1.2.3' },
-    logger: captureLogger(logs),
+    logger,
     routes: init.routes ?? [],
     get state() {
       return lifecycle.state;
     },
     onStateChange: (listener) => lifecycle.subscribe(listener),
-    createMcpServer() {
-      const server = buildServer(gate);
-      servers.push(server);
-      return server;
+    engine: {
+      handle: (message, inbound) => engine.handle(message, inbound),
+      preflight: (message, inbound) => engine.preflight(message, inbound),
+      connect: (options) => {
+        const connection = engine.connect(options);
+        connections.push(connection);
+        return connection;
+      },
     },
-    events: new InMemoryServerEventBus(),
-    authenticator: init.authenticator,
+    connections,
+    events: server.events,
+    authenticator,
     lifecycle,
     logs,
     gate,
-    get serversCreated() {
-      return servers.length;
-    },
-    servers,
   };
 }
 
-function buildServer(gate: Gate): McpServer {
-  const server = new McpServer({ name: 'test-server', version: '1.2.3' });
+function testTools(gate: Gate) {
+  return [
+    defineTool({
+      name: 'echo',
+      description: 'Echoes its text',
+      input: { text: z.string() },
+      handler: async ({ text }) => ({ content: [{ type: 'text' as const, text }] }),
+    }),
+    defineTool({
+      name: 'slow',
+      description: 'Answers once the test releases it',
+      handler: async (_args, ctx) => {
+        ctx.signal.addEventListener('abort', () => {
+          gate.aborted += 1;
+        });
+        await gate.wait();
+        return 'slow done';
+      },
+    }),
+    defineTool({
+      name: 'notify',
+      description: 'Sends progress, then answers',
+      handler: async (_args, ctx) => {
+        await ctx.reportProgress(1, { total: 2 });
+        return 'notified';
+      },
+    }),
+    defineTool({
+      name: 'header',
+      description: 'Reads the X-Pier-Test request header',
+      handler: async (_args, ctx) => ctx.header('x-pier-test') ?? 'none',
+    }),
+    defineTool({
+      name: 'ask',
+      description: 'Asks the client for a name (elicitation)',
+      handler: async (_args, ctx) => {
+        const answer = await ctx.elicit({
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        return `hello ${String(answer.content?.name ?? answer.action)}`;
+      },
+    }),
+    defineTool({
+      name: 'reconnect',
+      description: 'Closes its stream, then answers',
+      handler: async (_args, ctx) => {
+        ctx.closeStream();
+        await gate.wait();
+        return 'after reconnect';
+      },
+    }),
+  ];
+}
+
+/**
+ * The same tools on a bare SDK server, built the SDK's documented way: the reference Pier's answers are held
+ * to in tests.
+ */
+export function buildReferenceServer(gate: Gate = new Gate()): McpServer {
+  // Pier's capabilities: logging, and tools whose list does not change.
+  const server = new McpServer(
+    { name: 'test-server', version: '1.2.3' },
+    { capabilities: { logging: {}, tools: { listChanged: false } } },
+  );
   server.registerTool(
     'echo',
     { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },

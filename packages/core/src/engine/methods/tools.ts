@@ -1,0 +1,193 @@
+// `tools/list` and `tools/call`. A call's arguments are checked with the schema prepared at `createServer`,
+// the handler runs with a context built on demand, and what it returns becomes a `CallToolResult`; a tool
+// declared `task` runs as a task for clients of the tasks extension.
+import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ContextOverrides, ResourceNotifier } from '../../context.js';
+import { RequestRefusedError } from '../../errors.js';
+import { type InputRound, isProtocolAnswer } from '../../input-required.js';
+import type { Logger } from '../../logger.js';
+import { toolErrorResult, toToolResult } from '../../results.js';
+import { Tasks } from '../../tasks.js';
+import type { Call } from '../call.js';
+import type { ToolEntry } from '../catalog.js';
+import type { Engine } from '../engine.js';
+import { HandlerContext } from '../handler-context.js';
+import type { Target } from '../middleware.js';
+import { paramHeaderRefusal } from '../param-headers.js';
+import type { Rounds } from '../rounds.js';
+import { isPlainObject, type JsonObject } from '../wire.js';
+import { formatIssues, listPage } from './lists.js';
+
+/** What serving tools needs besides the engine. */
+export interface ToolServices {
+  readonly rounds: Rounds;
+  readonly notifier: ResourceNotifier;
+  readonly tasks: Tasks | undefined;
+}
+
+/** Defines `tools/list` and `tools/call` on `engine`. */
+export function defineTools(engine: Engine, services: ToolServices): void {
+  const catalog = engine.catalog;
+  const loggers = new Map<string, Logger>();
+  for (const name of catalog.tools.keys()) loggers.set(name, engine.logger.child(`tool:${name}`));
+  engine.define('tools/list', { eras: 'both', run: (call) => listPage(call, 'tools', catalog.toolList) });
+  engine.define('tools/call', {
+    eras: 'both',
+    resolve: (call) => resolveTool(call, catalog.tools.get(call.params.name as string)),
+    run: (call) => callTool(call, catalog.tools.get(call.params.name as string), services, loggers),
+  });
+}
+
+/** The tool a call names; its arguments, for middleware; and the `Mcp-Param-*` headers checked. */
+function resolveTool(call: Call, tool: ToolEntry | undefined): Target | undefined {
+  const args = call.params.arguments;
+  call.arguments = isPlainObject(args) ? args : undefined;
+  if (tool === undefined) return undefined;
+  const headers = call.inbound.headers;
+  if (tool.headerParams.length > 0 && call.era === 'modern' && headers !== undefined) {
+    const refusal = paramHeaderRefusal(tool.headerParams, args, headers);
+    if (refusal !== undefined) {
+      throw new RequestRefusedError(refusal.error.message, {
+        rpcCode: refusal.error.code,
+        data: refusal.error.data,
+        http: { status: refusal.status },
+      });
+    }
+  }
+  return { kind: 'tool', name: tool.name, declaration: tool.declaration };
+}
+
+async function callTool(
+  call: Call,
+  tool: ToolEntry | undefined,
+  services: ToolServices,
+  loggers: ReadonlyMap<string, Logger>,
+): Promise<JsonObject> {
+  const name = call.params.name;
+  if (typeof name !== 'string') {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'Invalid tools/call request: params.name must be a string',
+    );
+  }
+  if (call.era === 'modern') await services.rounds.verify(call);
+  if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+  const args = call.arguments ?? {};
+  let value: unknown = {};
+  if (tool.input !== undefined) {
+    let checked = tool.input['~standard'].validate(args);
+    if (checked instanceof Promise) checked = await checked;
+    if (checked.issues !== undefined) {
+      // As the SDK answers it: the model sees what was wrong with its arguments, as a tool error.
+      return errorResult(
+        `Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`,
+      );
+    }
+    value = checked.value;
+  }
+  const logger = loggers.get(name) as Logger;
+  const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
+  const run = async (round: InputRound | undefined, overrides?: ContextOverrides): Promise<CallToolResult> =>
+    toToolResult(
+      await handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides)),
+    );
+  const invoke = async (round: InputRound | undefined): Promise<CallToolResult> => {
+    try {
+      return await run(round);
+    } catch (error) {
+      // Protocol answers (-32021, a forged or stale requestState, a pending question) are not tool failures.
+      if (
+        isProtocolAnswer(error) ||
+        isPending(error) ||
+        (call.era === 'modern' && isMissingCapability(error))
+      )
+        throw error;
+      logger.warn('tool failed', { error: messageOfError(error) });
+      return toolErrorResult(error);
+    }
+  };
+  const mode = tool.declaration.task ?? 'never';
+  const tasks = services.tasks;
+  let result: JsonObject;
+  if (mode !== 'never' && tasks !== undefined && Tasks.declared(call)) {
+    const rounds = services.rounds;
+    result = (await tasks.call(
+      call,
+      call.principal,
+      {
+        target: rounds.targetOf(call, name, args),
+        codec: rounds.codecFor(call),
+        maxRounds: rounds.maxRounds,
+      },
+      // What a task's handler throws fails the task (a JSON-RPC error), unlike a call's (a tool error).
+      (round, overrides) => run(round, overrides),
+    )) as JsonObject;
+  } else {
+    if (mode === 'required' && tasks !== undefined)
+      throw Tasks.missing(`tool "${name}" runs as a task, so it`);
+    try {
+      result = (await services.rounds.run(call, name, args, (round) => invoke(round))) as JsonObject;
+    } catch (error) {
+      // A genuine state of another call (another tool, other arguments), or one round too many, is what the
+      // tool's run refuses: reported as the tool's error, as the SDK reports it.
+      if (!isRoundRefusal(error)) throw error;
+      return errorResult((error as Error).message);
+    }
+  }
+  if (result.resultType === 'input_required' || result.resultType === 'task') return result;
+  return finish(call, tool, result as CallToolResult);
+}
+
+/** Checks a result against the tool's output schema, then shapes it for the era. */
+async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Promise<JsonObject> {
+  const output = tool.output;
+  if (output !== undefined && result.isError !== true) {
+    if (result.structuredContent === undefined) {
+      return errorResult(
+        `Output validation error: Tool ${tool.name} has an output schema but no structured content was provided`,
+      );
+    }
+    let checked = output['~standard'].validate(result.structuredContent);
+    if (checked instanceof Promise) checked = await checked;
+    if (checked.issues !== undefined) {
+      return errorResult(
+        `Output validation error: Invalid structured content for tool ${tool.name}: ${formatIssues(checked.issues)}`,
+      );
+    }
+  }
+  let shaped = result as JsonObject;
+  const structured = shaped.structuredContent;
+  if (structured !== undefined && !isPlainObject(structured)) {
+    // SEP-2106: a non-object structured result also goes as text, and 2025 clients get it wrapped.
+    const content = Array.isArray(shaped.content) ? (shaped.content as { type?: unknown }[]) : [];
+    if (!content.some((block) => block?.type === 'text')) {
+      shaped = { ...shaped, content: [...content, { type: 'text', text: JSON.stringify(structured) }] };
+    }
+    if (call.era === 'legacy') shaped = { ...shaped, structuredContent: { result: structured } };
+  } else if (shaped.content === undefined) {
+    shaped = { ...shaped, content: [] };
+  }
+  return shaped;
+}
+
+function errorResult(text: string): JsonObject {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function isRoundRefusal(error: unknown): boolean {
+  if (!(error instanceof ProtocolError)) return false;
+  if (error.code === ProtocolErrorCode.InvalidRequest) return true;
+  return (error.data as { reason?: unknown } | undefined)?.reason === 'invalid_request_state';
+}
+
+function isPending(error: unknown): boolean {
+  return error instanceof Error && error.name === 'InputPendingSignal';
+}
+
+function isMissingCapability(error: unknown): boolean {
+  return error instanceof Error && error.name === 'MissingClientCapabilityError';
+}
+
+function messageOfError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,143 @@
+// `node scripts/check-structure.mjs`, run by the check after the build: two rules of the design that no
+// compiler checks.
+//
+// 1. No package reads or writes what the MCP SDK keeps private: the built JavaScript of every package
+//    (packages/*/dist) is searched for the SDK's private members (`_requestHandlers`, `_registered…`) and
+//    for assignments over SDK methods (`server.connect = …`, `.setRequestHandler = …`).
+// 2. The import graph has no cycle: inside a package (between its source files, type-only imports
+//    included) and between packages (through the `@pier/*` imports of their sources).
+//
+// Prints every finding and exits 1 when there is one.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const findings = [];
+
+const PRIVATE_SDK = [
+  /\b_requestHandlers\b/,
+  /\b_notificationHandlers\b/,
+  /\b_registered[A-Z]\w*/,
+  /\.(connect|setRequestHandler|setNotificationHandler|registerTool|registerResource|registerPrompt)\s*=(?!=)/,
+];
+
+function files(dir, test) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const packages = readdirSync(join(ROOT, 'packages'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, 'packages', entry.name, 'package.json')))
+  .map((entry) => {
+    const dir = join(ROOT, 'packages', entry.name);
+    return { dir, name: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name };
+  });
+
+// 1. SDK internals in what is published.
+for (const { dir } of packages) {
+  for (const file of files(join(dir, 'dist'), (name) => name.endsWith('.js'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const pattern of PRIVATE_SDK) {
+      const match = pattern.exec(text);
+      if (match !== null) {
+        findings.push(`${relative(ROOT, file)}: touches the SDK's internals (${match[0]})`);
+      }
+    }
+  }
+}
+
+// 2. Cycles, inside each package and between packages.
+const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const isSource = (name) => /\.(ts|mts)$/.test(name) && !/\.test(-d)?\.ts$|\.d\.ts$/.test(name) && !name.startsWith('test-');
+
+function importsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const found = [];
+  for (const pattern of [IMPORT, DYNAMIC]) {
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) found.push(match[1]);
+  }
+  return found;
+}
+
+/** Every cycle of `graph` (node → targets): its strongly connected components of more than one node, or a self-loop. */
+function cyclesIn(graph) {
+  let index = 0;
+  const indices = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const connect = (node) => {
+    indices.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        connect(next);
+        low.set(node, Math.min(low.get(node), low.get(next)));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node), indices.get(next)));
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.reverse());
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) connect(node);
+  return found;
+}
+
+const packageGraph = new Map();
+const roots = [...packages, ...['apps', 'tests'].flatMap((group) =>
+  existsSync(join(ROOT, group))
+    ? readdirSync(join(ROOT, group), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, group, entry.name, 'package.json')))
+        .map((entry) => {
+          const dir = join(ROOT, group, entry.name);
+          return { dir, name: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name };
+        })
+    : [],
+)];
+for (const { dir, name } of roots) {
+  const sources = files(join(dir, 'src'), isSource).filter((file) => !file.includes(`${join('src', 'fixtures')}`));
+  const graph = new Map();
+  const dependsOn = new Set();
+  for (const file of sources) {
+    const targets = [];
+    for (const specifier of importsOf(file)) {
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+        if (existsSync(target)) targets.push(target);
+      } else if (specifier.startsWith('@pier/') || specifier === 'create-pier') {
+        const other = specifier.split('/').slice(0, 2).join('/');
+        if (other !== name) dependsOn.add(other);
+      }
+    }
+    graph.set(file, targets);
+  }
+  for (const cycle of cyclesIn(graph)) {
+    findings.push(`${name}: files that import each other in a circle: ${cycle.map((file) => relative(dir, file)).join(', ')}`);
+  }
+  packageGraph.set(name, [...dependsOn]);
+}
+for (const cycle of cyclesIn(packageGraph)) findings.push(`packages that import each other in a circle: ${cycle.join(', ')}`);
+
+if (findings.length > 0) {
+  for (const finding of findings) console.error(finding);
+  process.exit(1);
+}
+console.log(`structure: no SDK internals in ${packages.length} packages' builds, no import cycle`);
