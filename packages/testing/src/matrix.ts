@@ -46,7 +46,7 @@ export interface ToolCase {
 /** Options of {@link eraMatrix}. */
 export interface EraMatrixOptions {
   /**
-   * The modes to run, in order. Default: all of {@link MATRIX_MODES}; `'stdio'` stands for both stdio
+   * The modes to run, in order. Default: all of `MATRIX_MODES`; `'stdio'` stands for both stdio
    * modes.
    */
   readonly modes?: readonly (MatrixMode | 'stdio')[];
