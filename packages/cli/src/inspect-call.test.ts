@@ -64,7 +64,7 @@ describe('pier inspect', () => {
     );
     expect(ran.stdout).toMatch(/^ {2}search_notes +query\*: string$/m);
     expect(ran.stdout).toMatch(
-      /^Resources \(2\)\n {2}uri +name +type\n {2}notes:\/\/index +All notes +application\/json$/m,
+      /^Resources \(\d+\)\n {2}uri +name +type\n {2}notes:\/\/index +All notes +application\/json$/m,
     );
     expect(ran.stdout).toMatch(/^ {2}notes:\/\/\{id\} +One note +text\/markdown$/m);
     expect(ran.stdout).toMatch(/^Prompts \(1\)\n {2}name +title +arguments\n {2}summarize_notes +tag$/m);

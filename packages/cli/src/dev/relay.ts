@@ -63,6 +63,30 @@ const LIST_KINDS = [
   },
 ] as const;
 
+/** The list-change notifications a listen stream asks for, which pier dev sends itself on a reload. */
+function relayFilters(listen: { message: JsonRpc }): Record<string, true> {
+  const asked = (listen.message.params?.notifications ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    LIST_KINDS.filter((kind) => asked[kind.filter] === true).map((kind) => [kind.filter, true as const]),
+  );
+}
+
+/**
+ * A handshake answer (initialize, server/discover) whose tools, prompts and resources capabilities say
+ * listChanged: pier dev sends those notifications on a reload, whatever the server itself would.
+ */
+function withListChanged(message: JsonRpc): JsonRpc {
+  const capabilities = message.result?.capabilities as Record<string, unknown> | undefined;
+  if (capabilities === undefined) return message;
+  const changed = { ...capabilities };
+  for (const name of ['tools', 'prompts', 'resources']) {
+    const capability = capabilities[name];
+    if (typeof capability === 'object' && capability !== null)
+      changed[name] = { ...(capability as Record<string, unknown>), listChanged: true };
+  }
+  return { ...message, result: { ...message.result, capabilities: changed } };
+}
+
 export interface SwapReport {
   /** Methods of the list_changed notifications sent, such as `notifications/tools/list_changed`. */
   readonly changed: readonly string[];
@@ -89,6 +113,8 @@ export class StdioRelay {
   #nextInternal = 1;
   #era: '2025' | '2026' | undefined;
   #initialize: JsonRpc | undefined;
+  /** Ids of the client's initialize and server/discover requests in flight. */
+  readonly #handshakes = new Set<string>();
   #initialized = false;
   #logLevel: Record<string, unknown> | undefined;
   readonly #subscriptions = new Set<string>();
@@ -301,6 +327,7 @@ export class StdioRelay {
       state.owed.add(key(id));
       this.#owner.set(key(id), state);
       if (method === 'subscriptions/listen') this.#listens.set(key(id), { message, owner: state });
+      if (method === 'initialize' || method === 'server/discover') this.#handshakes.add(key(id));
     }
     state.server.send(message);
   }
@@ -323,9 +350,20 @@ export class StdioRelay {
           this.#endIfDone(state);
           return;
         }
+        // A server with static lists completes a stream that asked only for list changes it never
+        // sends; pier dev sends them across reloads, so the stream stays open for the client.
+        if (message.error === undefined && Object.keys(relayFilters(listen)).length > 0) {
+          this.#endIfDone(state);
+          return;
+        }
         this.#listens.delete(k);
       }
       if (this.#owner.get(k) === state) this.#owner.delete(k);
+      if (this.#handshakes.delete(k)) {
+        this.#toClient(withListChanged(message));
+        this.#endIfDone(state);
+        return;
+      }
       this.#toClient(message);
       this.#endIfDone(state);
       return;
@@ -355,6 +393,15 @@ export class StdioRelay {
       )
         return;
       if (listen !== undefined && listen.owner !== state) return;
+      if (method === 'notifications/subscriptions/acknowledged' && listen !== undefined) {
+        // The list changes pier dev announces are honoured whatever the server granted.
+        const granted = (message.params?.notifications ?? {}) as Record<string, unknown>;
+        this.#toClient({
+          ...message,
+          params: { ...message.params, notifications: { ...granted, ...relayFilters(listen) } },
+        });
+        return;
+      }
     }
     if (state.retired && method?.endsWith('/list_changed')) return;
     this.#toClient(message);
