@@ -5,6 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, defineServer, defineTool, type PierServer } from '@pier/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../plugin-auth/src/test-as.js';
 import { type FakeServer, startFake } from './doctor/test-servers.js';
@@ -15,6 +16,8 @@ const TOOLS = ['add_note', 'list_notes', 'search_notes', 'delete_note', 'export_
 let app: ExampleApp;
 let onlyOld: FakeServer;
 let needsAuth: FakeServer;
+let withScopes: PierServer;
+let withScopesUrl: string;
 const STDIO = ['--', process.execPath, EXAMPLE_MAIN];
 
 beforeAll(async () => {
@@ -23,9 +26,33 @@ beforeAll(async () => {
     startFake('only-2025'),
     startFake('none'),
   ]);
+  // Tools that list the OAuth scopes they need (securitySchemes in _meta, as some hosts read them).
+  withScopes = createServer(
+    defineServer({
+      name: 'scoped',
+      version: '2.0.0',
+      tools: [
+        defineTool({
+          name: 'read_notes',
+          title: 'Read notes',
+          _meta: { securitySchemes: [{ type: 'oauth2', scopes: ['notes:read'] }] },
+          handler: () => 'notes',
+        }),
+        defineTool({
+          name: 'write_notes',
+          _meta: {
+            securitySchemes: [{ type: 'noauth' }, { type: 'oauth2', scopes: ['notes:read', 'notes:write'] }],
+          },
+          handler: () => 'written',
+        }),
+      ],
+    }),
+    { handleSignals: false, logLevel: 'warn' },
+  );
+  withScopesUrl = (await withScopes.listen({ transport: 'streamable-http', port: 0 })).url;
 });
 afterAll(async () => {
-  await Promise.all([app.close(), onlyOld.close(), needsAuth.close()]);
+  await Promise.all([app.close(), onlyOld.close(), needsAuth.close(), withScopes.close()]);
 });
 
 /**
@@ -89,6 +116,14 @@ describe('pier inspect', () => {
     ]);
     expect(report.resourceTemplates.map((t) => t.uriTemplate)).toContain('notes://{id}');
     expect(report.prompts.map((p) => p.name)).toEqual(['summarize_notes']);
+  });
+
+  it.concurrent('shows the scopes a tool declares, and titles', async () => {
+    const ran = await pier(['inspect', withScopesUrl]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(
+      /^Tools \(2\)\n {2}name +title +input +scopes\n {2}read_notes +Read notes +notes:read\n {2}write_notes +notes:read notes:write$/m,
+    );
   });
 
   it.concurrent('a server that speaks only 2025: the modern era is marked failed, and --era 2026 cannot connect', async () => {
