@@ -15,9 +15,8 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose'
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Rig, SCOPES, startPier } from '../../../plugin-auth/src/test-as.js';
-import { runPier } from '../test-helpers.js';
 import type { DoctorReport } from './steps.js';
-import { browse } from './test-browser.js';
+import { doctorSignedIn } from './test-browser.js';
 
 const OTHER_API = 'https://api.other.example/';
 let issuer: string;
@@ -87,25 +86,10 @@ afterAll(async () => {
   await closeAs();
 });
 
-/** pier doctor --login against `url`, a user agent signing in when it prints the authorization URL. */
-async function doctorWithLogin(
-  url: string,
-): Promise<{ code: number | null; report: DoctorReport; output: string }> {
-  let signedIn: Promise<void> | undefined;
-  const ran = await runPier(['doctor', url, '--login', '--json', '--timeout', '30000'], {
-    onStderr: (text) => {
-      const authorize = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(text)?.[1];
-      if (authorize !== undefined && signedIn === undefined) signedIn = browse(authorize);
-    },
-  });
-  await signedIn;
-  return { code: ran.code, report: JSON.parse(ran.stdout) as DoctorReport, output: ran.stdout + ran.stderr };
-}
-
 const statusOf = (report: DoctorReport) => Object.fromEntries(report.steps.map((s) => [s.id, s.status]));
 
 it.concurrent('names the careless server that accepted a token issued for another audience', async () => {
-  const { code, report, output } = await doctorWithLogin(careless.url);
+  const { code, report, stdout, stderr } = await doctorSignedIn(careless.url);
   expect(code).toBe(1);
   expect(report.steps.filter((s) => s.status === 'fail').map((s) => s.id)).toEqual(['audience']);
   // It signed in and the server let it list tools with that token, in both eras.
@@ -121,11 +105,11 @@ it.concurrent('names the careless server that accepted a token issued for anothe
     `the server accepted a token issued for another audience than ${careless.resource}`,
   ]);
   expect(audience?.fix).toMatch(/^The server MUST reject tokens whose audience is not its resource/);
-  expect(output).not.toMatch(/eyJ[\w-]{20,}\./);
+  expect(stdout + stderr).not.toMatch(/eyJ[\w-]{20,}\./);
 });
 
 it.concurrent('the negative control: a careful server refuses that token and is not called careless', async () => {
-  const { code, report } = await doctorWithLogin(careful.url);
+  const { code, report } = await doctorSignedIn(careful.url);
   expect(code).toBe(1);
   expect(statusOf(report)).toMatchObject({ login: 'pass', authenticated: 'fail', audience: 'fail' });
   const audience = report.steps.find((s) => s.id === 'audience');

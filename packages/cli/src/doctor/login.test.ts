@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuthServer, freePort, startAuthServer } from '../../../plugin-auth/src/test-as.js';
 import { type ExampleApp, runPier, startExampleApp } from '../test-helpers.js';
 import type { DoctorReport } from './steps.js';
-import { browse } from './test-browser.js';
+import { doctorSignedIn } from './test-browser.js';
 
 let as: AuthServer;
 let app: ExampleApp;
@@ -26,15 +26,8 @@ afterAll(async () => {
 });
 
 it('passes the example app with a real authorization server, signing in with --login', async () => {
-  let signedIn: Promise<void> | undefined;
-  const ran = await runPier(['doctor', url, '--login', '--json', '--timeout', '30000'], {
-    onStderr: (text) => {
-      const authorize = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(text)?.[1];
-      if (authorize !== undefined && signedIn === undefined) signedIn = browse(authorize);
-    },
-  });
-  await signedIn;
-  const report = JSON.parse(ran.stdout) as DoctorReport;
+  const ran = await doctorSignedIn(url);
+  const { report } = ran;
   expect(report.steps.filter((s) => s.status === 'fail')).toEqual([]);
   expect(ran.code).toBe(0);
   const status = Object.fromEntries(report.steps.map((s) => [s.id, s.status]));

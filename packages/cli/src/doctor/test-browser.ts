@@ -1,4 +1,23 @@
-// Test helper (excluded from the build): a person in a browser, played with plain HTTP requests.
+// Test helper (excluded from the build): a person in a browser, played with plain HTTP requests, and
+// pier doctor --login with that person signing in.
+import { type Ran, runPier } from '../test-helpers.js';
+import type { DoctorReport } from './steps.js';
+
+/**
+ * `pier doctor <url> --login --json`; when it prints the authorization URL, {@link browse} signs in.
+ * Resolves once both are done, with the report.
+ */
+export async function doctorSignedIn(url: string): Promise<Ran & { report: DoctorReport }> {
+  let signedIn: Promise<void> | undefined;
+  const ran = await runPier(['doctor', url, '--login', '--json', '--timeout', '30000'], {
+    onStderr: (text) => {
+      const authorize = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(text)?.[1];
+      if (authorize !== undefined && signedIn === undefined) signedIn = browse(authorize);
+    },
+  });
+  await signedIn;
+  return { ...ran, report: JSON.parse(ran.stdout) as DoctorReport };
+}
 
 /** A person in a browser: follows redirects with a cookie jar, signs in, consents, until the loopback redirect. */
 export async function browse(start: string): Promise<void> {
