@@ -1,5 +1,5 @@
 // Close hooks: asynchronous cleanup that runs once the transport stopped serving, before `closed`.
-import { describe, messageOf, PierError } from './errors.js';
+import { describeValue, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -30,7 +30,10 @@ export class CloseHooks {
    */
   add(hook: unknown, logger: Logger, where: string): () => void {
     if (typeof hook !== 'function') {
-      throw new PierError('OPTIONS_INVALID', `${where}: the hook must be a function (got ${describe(hook)})`);
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `${where}: the hook must be a function (got ${describeValue(hook)})`,
+      );
     }
     if (this.#started) {
       throw new PierError(

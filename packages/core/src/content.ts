@@ -2,7 +2,7 @@
 // checked where they are built rather than by the client that receives them.
 import type { AudioContent, EmbeddedResource, ImageContent } from '@modelcontextprotocol/server';
 import { base64 as encodeBase64 } from './engine/runtime.js';
-import { describe, PierError } from './errors.js';
+import { describeValue, PierError } from './errors.js';
 
 /** Bytes, or a string already in base64. */
 export type BinaryData = Uint8Array | string;
@@ -83,5 +83,8 @@ function mime(where: string, mimeType: unknown): string {
 }
 
 function invalid(where: string, field: string, expected: string, got: unknown): PierError {
-  return new PierError('OPTIONS_INVALID', `${where}: "${field}" must be ${expected} (got ${describe(got)})`);
+  return new PierError(
+    'OPTIONS_INVALID',
+    `${where}: "${field}" must be ${expected} (got ${describeValue(got)})`,
+  );
 }

@@ -4,7 +4,7 @@ import { type ServerCapabilities, type ToolAnnotations, UriTemplate } from '@mod
 import type { HttpAuthenticator, HttpRoute, McpObserver, MethodHandler } from './contract.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
 import { type MiddlewareEntry, middlewareEntry } from './engine/middleware.js';
-import { describe, fail, messageOf, PierError } from './errors.js';
+import { describeValue, fail, messageOf, PierError } from './errors.js';
 import { type PreparedSchema, prepareObjectSchema } from './schema.js';
 
 /** A tool, ready to register: its SDK config is built once and shared by every SDK server. */
@@ -226,8 +226,8 @@ function claim(names: Map<string, string>, kind: string, name: string, source: s
     throw new PierError(
       'DUPLICATE_NAME',
       owner === source
-        ? `${source} declares two ${kind}s named ${describe(name)}`
-        : `${kind} ${describe(name)} of ${source} is already declared by ${owner}`,
+        ? `${source} declares two ${kind}s named ${describeValue(name)}`
+        : `${kind} ${describeValue(name)} of ${source} is already declared by ${owner}`,
     );
   }
   names.set(name, source);

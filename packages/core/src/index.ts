@@ -88,8 +88,14 @@ export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
 export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
 export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
 export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
-export type { PierErrorCode, RefusalOptions } from './errors.js';
-export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
+export type { PierErrorCode, PierErrorOptions, RefusalOptions } from './errors.js';
+export {
+  describeValue,
+  MissingClientCapabilityError,
+  OptionIssues,
+  PierError,
+  RequestRefusedError,
+} from './errors.js';
 export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './kv-store.js';
 export { InMemoryKeyValueStore } from './kv-store.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';

@@ -1,7 +1,7 @@
 // A small expiring key-value store: state a plugin keeps between requests that every replica must see
 // (one-time codes, pending logins, grants). The interface an adapter implements (`@pier/redis`), and the
 // embedded in-memory default, bounded in entries and size.
-import { describe, PierError } from './errors.js';
+import { describeValue, PierError } from './errors.js';
 
 /**
  * Keeps short strings under string keys, each until its TTL. Values are opaque to the store (JSON, or
@@ -137,7 +137,7 @@ function bound(name: string, value: number | undefined, fallback: number): numbe
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `InMemoryKeyValueStore: ${name} must be a positive integer (got ${describe(value)})`,
+      `InMemoryKeyValueStore: ${name} must be a positive integer (got ${describeValue(value)})`,
     );
   }
   return value;
@@ -147,7 +147,7 @@ function checkKey(key: unknown): string {
   if (typeof key !== 'string' || key === '') {
     throw new PierError(
       'OPTIONS_INVALID',
-      `key-value store: a key must be a non-empty string (got ${describe(key)})`,
+      `key-value store: a key must be a non-empty string (got ${describeValue(key)})`,
     );
   }
   return key;
@@ -168,7 +168,7 @@ function checkTtl(ttlMs: unknown): number {
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `key-value store: ttlMs must be a positive number of milliseconds (got ${describe(ttlMs)})`,
+      `key-value store: ttlMs must be a positive number of milliseconds (got ${describeValue(ttlMs)})`,
     );
   }
   return ttlMs;

@@ -16,7 +16,7 @@ import { defineTools } from './engine/methods/tools.js';
 import { type Middleware, type MiddlewareMatch, middlewareEntry } from './engine/middleware.js';
 import { RequestStateCodec } from './engine/modern/request-state.js';
 import { Rounds } from './engine/rounds.js';
-import { describe, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
+import { describeValue, MAX_TIMER_MS, messageOf, PierError } from './errors.js';
 import { DEFAULT_MAX_ROUNDS } from './input-required.js';
 import { Lifecycle, type LifecycleListener, type LifecycleState } from './lifecycle.js';
 import { createLogger, isLogLevel, type Logger, type LogLevel, type LogStream } from './logger.js';
@@ -434,13 +434,16 @@ class Server implements PierServer {
 
   async listen(options: ListenOptions | PierTransport = {}): Promise<ListenResult> {
     if (typeof options !== 'object' || options === null) {
-      throw new PierError('OPTIONS_INVALID', `listen: options must be an object (got ${describe(options)})`);
+      throw new PierError(
+        'OPTIONS_INVALID',
+        `listen: options must be an object (got ${describeValue(options)})`,
+      );
     }
     const transport = isTransport(options) ? options : (options.transport ?? 'stdio');
     if (!isTransport(transport) && !(TRANSPORT_NAMES as readonly unknown[]).includes(transport)) {
       throw new PierError(
         'UNKNOWN_TRANSPORT',
-        `listen: unknown transport ${describe(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}`,
+        `listen: unknown transport ${describeValue(transport)}; valid transports are ${TRANSPORT_NAMES.map((t) => `'${t}'`).join(', ')}`,
       );
     }
     if (this.#closing) {
@@ -473,7 +476,7 @@ class Server implements PierServer {
       return Promise.reject(
         new PierError(
           'OPTIONS_INVALID',
-          `close: drainDelayMs must be a number ≥ 0 (got ${describe(drainDelayMs)})`,
+          `close: drainDelayMs must be a number ≥ 0 (got ${describeValue(drainDelayMs)})`,
         ),
       );
     }
@@ -606,20 +609,20 @@ function serverOptions(value: unknown): CreateServerOptions {
   if (typeof value !== 'object' || value === null) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: options must be an object (got ${describe(value)})`,
+      `createServer: options must be an object (got ${describeValue(value)})`,
     );
   }
   const options = value as Record<string, unknown>;
   if (options.logLevel !== undefined && !isLogLevel(options.logLevel)) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: logLevel must be debug, info, warn or error (got ${describe(options.logLevel)})`,
+      `createServer: logLevel must be debug, info, warn or error (got ${describeValue(options.logLevel)})`,
     );
   }
   if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: handleSignals must be a boolean (got ${describe(options.handleSignals)})`,
+      `createServer: handleSignals must be a boolean (got ${describeValue(options.handleSignals)})`,
     );
   }
   const timeout = options.closeHookTimeoutMs;
@@ -629,7 +632,7 @@ function serverOptions(value: unknown): CreateServerOptions {
   ) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(timeout)})`,
+      `createServer: closeHookTimeoutMs must be a number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describeValue(timeout)})`,
     );
   }
   // Each checker is called only for an option that is set: a function V8 never runs is never compiled.
@@ -641,7 +644,7 @@ function serverOptions(value: unknown): CreateServerOptions {
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && (pageSize as number) > 0)) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: pageSize must be a whole number > 0 (got ${describe(pageSize)})`,
+      `createServer: pageSize must be a whole number > 0 (got ${describeValue(pageSize)})`,
     );
   }
   if (options.logStream !== undefined && typeof (options.logStream as LogStream).write !== 'function') {
@@ -671,13 +674,13 @@ function validateEventBus(bus: unknown): void {
   if (typeof publish !== 'function' || typeof subscribe !== 'function') {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: eventBus must have publish(event) and subscribe(listener) methods (got ${describe(bus)})`,
+      `createServer: eventBus must have publish(event) and subscribe(listener) methods (got ${describeValue(bus)})`,
     );
   }
   if (flush !== undefined && typeof flush !== 'function') {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: eventBus.flush must be a function when given (got ${describe(flush)})`,
+      `createServer: eventBus.flush must be a function when given (got ${describeValue(flush)})`,
     );
   }
 }
@@ -687,7 +690,7 @@ function validateRequestState(value: unknown): void {
   if (value === undefined) return;
   const where = 'createServer: requestState';
   if (typeof value !== 'object' || value === null) {
-    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
+    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describeValue(value)})`);
   }
   const { key, ttlSeconds, maxRounds } = value as Record<string, unknown>;
   if (key !== undefined) {
@@ -705,13 +708,13 @@ function validateRequestState(value: unknown): void {
   if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && (ttlSeconds as number) > 0)) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `${where}.ttlSeconds must be a whole number > 0 (got ${describe(ttlSeconds)})`,
+      `${where}.ttlSeconds must be a whole number > 0 (got ${describeValue(ttlSeconds)})`,
     );
   }
   if (maxRounds !== undefined && !(Number.isInteger(maxRounds) && (maxRounds as number) > 0)) {
     throw new PierError(
       'OPTIONS_INVALID',
-      `${where}.maxRounds must be a whole number > 0 (got ${describe(maxRounds)})`,
+      `${where}.maxRounds must be a whole number > 0 (got ${describeValue(maxRounds)})`,
     );
   }
 }
@@ -720,7 +723,7 @@ function validateTasks(value: unknown): void {
   if (value === undefined) return;
   const where = 'createServer: tasks';
   if (typeof value !== 'object' || value === null) {
-    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describe(value)})`);
+    throw new PierError('OPTIONS_INVALID', `${where} must be an object (got ${describeValue(value)})`);
   }
   const { store, ttlMs, pollIntervalMs } = value as Record<string, unknown>;
   if (store !== undefined) {
@@ -728,7 +731,7 @@ function validateTasks(value: unknown): void {
     if (methods.some((method) => typeof (store as Record<string, unknown> | null)?.[method] !== 'function')) {
       throw new PierError(
         'OPTIONS_INVALID',
-        `${where}.store must have create, get, update and delete methods (got ${describe(store)})`,
+        `${where}.store must have create, get, update and delete methods (got ${describeValue(store)})`,
       );
     }
   }
@@ -739,7 +742,7 @@ function validateTasks(value: unknown): void {
     if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) > 0 && (ms as number) <= MAX_TIMER_MS)) {
       throw new PierError(
         'OPTIONS_INVALID',
-        `${where}.${name} must be a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describe(ms)})`,
+        `${where}.${name} must be a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS} (got ${describeValue(ms)})`,
       );
     }
   }

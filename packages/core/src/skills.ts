@@ -17,7 +17,7 @@ import type { Call } from './engine/call.js';
 import type { Engine } from './engine/engine.js';
 import type { ResourceSource } from './engine/methods/resources.js';
 import { type JsonObject, MODERN_VERSION } from './engine/wire.js';
-import { describe, messageOf, PierError } from './errors.js';
+import { describeValue, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -286,7 +286,7 @@ export function validateSkillsOption(value: unknown): void {
   if (typeof candidate?.list !== 'function' || typeof candidate.read !== 'function') {
     throw new PierError(
       'OPTIONS_INVALID',
-      `createServer: skills must be a folder path, a SkillFiles ({ list, read }) or a SkillSource ({ list, get, read }) (got ${describe(value)})`,
+      `createServer: skills must be a folder path, a SkillFiles ({ list, read }) or a SkillSource ({ list, get, read }) (got ${describeValue(value)})`,
     );
   }
 }

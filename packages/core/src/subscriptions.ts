@@ -5,7 +5,7 @@
 // stream asked for.
 import type { Engine } from './engine/engine.js';
 import { notificationMessage } from './engine/wire.js';
-import { describe, messageOf, PierError } from './errors.js';
+import { describeValue, messageOf, PierError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { BusEvent, EventBus } from './transport-contract.js';
 
@@ -63,7 +63,7 @@ export class ResourceUpdates {
     if (typeof uri !== 'string' || uri === '') {
       throw new PierError(
         'OPTIONS_INVALID',
-        `notifyResourceUpdated: uri must be a non-empty string (got ${describe(uri)})`,
+        `notifyResourceUpdated: uri must be a non-empty string (got ${describeValue(uri)})`,
       );
     }
     await this.publish({ kind: 'resource_updated', uri });

@@ -36,7 +36,7 @@ export type { Message, RequestId, ResponseMessage, RpcErrorBody } from './engine
 export { ErrorCode, echoId, LEGACY_VERSIONS, MODERN_VERSION } from './engine/wire.js';
 // Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
 // the message of anything thrown.
-export { describe as describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
+export { describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export { Lifecycle } from './lifecycle.js';
 export type { Logger } from './logger.js';

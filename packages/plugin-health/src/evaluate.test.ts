@@ -40,11 +40,11 @@ describe('readResult', () => {
   });
 
   it.each([
-    ['undefined', undefined, 'invalid result: expected an object with a "status", got undefined'],
+    ['undefined', undefined, 'invalid result: expected an object with a "status", got nothing'],
     ['null', null, 'invalid result: expected an object with a "status", got null'],
     ['a bare string', 'healthy', 'invalid result: expected an object with a "status", got "healthy"'],
     ['a number', 200, 'invalid result: expected an object with a "status", got 200'],
-    ['an array', [{ status: 'healthy' }], 'invalid result: expected an object with a "status", got an array'],
+    ['an array', [{ status: 'healthy' }], 'invalid result: expected an object with a "status", got an array of 1'],
     [
       'an unknown status',
       { status: 'ok' },
@@ -103,10 +103,10 @@ describe('describeFailure', () => {
     ['connection refused', 'failed with a non-Error value: "connection refused"'],
     [42, 'failed with a non-Error value: 42'],
     [false, 'failed with a non-Error value: false'],
-    [undefined, 'failed with a non-Error value: undefined'],
+    [undefined, 'failed with a non-Error value: nothing'],
     [null, 'failed with a non-Error value: null'],
     [{ password: 'hunter2' }, 'failed with a non-Error value: an object'],
-    [['a'], 'failed with a non-Error value: an array'],
+    [['a'], 'failed with a non-Error value: an array of 1'],
     [Symbol('s'), 'failed with a non-Error value: a symbol'],
   ])('%# → %s', (reason, expected) => {
     expect(describeFailure(reason)).toBe(expected);

@@ -1,4 +1,5 @@
 // Runs the checks: in parallel, each under its own timeout, one evaluation at a time, reused for a TTL.
+import { describeValue } from '@pier/core';
 import { aggregateStatus, isHealthStatus } from './aggregate.js';
 import type { HealthStatus, NormalizedCheck } from './definitions.js';
 
@@ -222,27 +223,6 @@ export function describeFailure(reason: unknown): string {
     return `failed with a non-Error value: ${describeValue(reason)}`;
   } catch {
     return 'failed with a value that could not be read';
-  }
-}
-
-/** Short, safe text for an arbitrary value: primitives shown, objects only named (never serialised). */
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(truncate(value, 100));
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    case 'undefined':
-      return 'undefined';
-    case 'symbol':
-      return 'a symbol';
-    case 'function':
-      return 'a function';
-    default:
-      if (value === null) return 'null';
-      return Array.isArray(value) ? 'an array' : 'an object';
   }
 }
 

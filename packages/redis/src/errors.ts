@@ -1,3 +1,5 @@
+import { PierError, type PierErrorOptions } from '@pier/core';
+
 /**
  * Stable codes of {@link PierRedisError}; branch on these, not on messages.
  *
@@ -24,13 +26,14 @@ export type PierRedisErrorCode =
   | 'REDIS_TASK_STORE_FAILED'
   | 'REDIS_KV_STORE_FAILED';
 
-/** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
-export class PierRedisError extends Error {
+/**
+ * The one error class of `@pier/redis` (a `PierError`). Options errors are thrown, with `issues` listing
+ * every problem; runtime ones go to `onerror`.
+ */
+export class PierRedisError extends PierError<PierRedisErrorCode> {
   override readonly name = 'PierRedisError';
-  readonly code: PierRedisErrorCode;
 
-  constructor(code: PierRedisErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+  constructor(code: PierRedisErrorCode, message: string, options?: PierErrorOptions) {
+    super(code, message, options);
   }
 }

@@ -4,7 +4,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { ResourceNotifier } from '../../context.js';
 import type { ListedResource, ListedResources, ResourceDeclaration } from '../../declaration.js';
-import { describe, messageOf } from '../../errors.js';
+import { describeValue, messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { listedMeta } from '../../meta.js';
 import { toResourceResult } from '../../results.js';
@@ -207,7 +207,7 @@ async function listTemplate(
     throw error;
   }
   if (!Array.isArray(listed)) {
-    logger.warn('resource list ignored: list() must return an array', { got: describe(listed) });
+    logger.warn('resource list ignored: list() must return an array', { got: describeValue(listed) });
     return [];
   }
   const resources: JsonObject[] = [];
@@ -218,7 +218,7 @@ async function listTemplate(
     if (typeof uri !== 'string' || matcher?.match(uri) === null || matcher === undefined) {
       logger.warn('listed resource left out: not a URI of the template', {
         uriTemplate: declaration.uriTemplate,
-        got: describe(typeof entry === 'string' ? entry : uri),
+        got: describeValue(typeof entry === 'string' ? entry : uri),
       });
       continue;
     }
