@@ -18,7 +18,11 @@ export type CliErrorCode =
   | 'DEV_FAILED'
   | 'CHECK_FAILED';
 
-/** The one error class of `@pier/cli`: `pier` prints its message on stderr and exits with `exitCode`. */
+/**
+ * The one error class of `@pier/cli`: `pier` prints its message on stderr and exits with `exitCode`. The
+ * CLI imports no Pier package (it works with any MCP server), so it does not extend core's `PierError`; it
+ * carries the same brand instead, so that `PierError.isInstance(error)` holds for it too.
+ */
 export class CliError extends Error {
   override readonly name = 'CliError';
   readonly code: CliErrorCode;
@@ -29,6 +33,11 @@ export class CliError extends Error {
     super(message, options);
     this.code = code;
     this.exitCode = code === 'USAGE' ? 2 : 1;
+  }
+
+  /** The brand core's `PierError.isInstance` looks for (one global symbol, shared by every Pier package). */
+  get [Symbol.for('@pier/core.PierError')](): true {
+    return true;
   }
 }
 
