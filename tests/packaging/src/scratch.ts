@@ -14,6 +14,7 @@ export const PACKAGES = [
   'plugin-health',
   'plugin-auth',
   'testing',
+  'cli',
 ] as const;
 export type PackageFolder = (typeof PACKAGES)[number];
 
