@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
-import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
+import { findServer, type ServerSpec } from './harness/servers.js';
 import { median, pairedRatios, spread } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
@@ -51,11 +51,7 @@ try {
     if (running.has(server)) continue;
     const [named, program] = server.split('=');
     const [id, dir] = (named ?? '').split('@');
-    const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
-    if (!base)
-      throw new Error(
-        `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
-      );
+    const base = findServer(id ?? '');
     const withProgram = program === undefined ? base : { ...base, program: resolve(program) };
     const spec: ServerSpec =
       dir === undefined

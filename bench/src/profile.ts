@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { CpuProfile, ProfileNode } from './harness/cpu-profile.js';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
-import { PLUGIN_VARIANTS, SERVERS } from './harness/servers.js';
+import { findServer } from './harness/servers.js';
 import { median } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 
@@ -23,11 +23,7 @@ if (id === 'startup') {
   console.log(importCosts());
   process.exit(0);
 }
-const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
-if (!base)
-  throw new Error(
-    `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
-  );
+const base = findServer(id);
 const spec = program === undefined ? base : { ...base, program: resolve(program) };
 const scenario: Scenario | undefined =
   what === 'boot' ? undefined : what.startsWith('/') ? { get: what } : { era: what as Era };
