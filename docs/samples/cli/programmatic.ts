@@ -21,11 +21,13 @@ async function pier(argv: string[], cwd: string) {
 // What `pier install` would add to this project's .cursor/mcp.json: nothing is written (--dry-run), and
 // the key is masked in the output.
 const planned = await pier(
-  ['install', 'cursor', '--scope', 'project', '--name', 'notes', '--env', 'API_KEY', '--dry-run', '--json', '--', 'node', 'dist/main.js'],
+  'install cursor --scope project --name notes --env API_KEY --dry-run --json -- node dist/main.js'.split(
+    ' ',
+  ),
   '/srv/notes-server',
 );
 console.log(planned.code, JSON.parse(planned.stdout));
 
 // A typo is a usage error: exit code 2, and a suggestion on stderr.
-const typo = await pier(['instal', 'cursor'], '/srv/notes-server');
+const typo = await pier('instal cursor'.split(' '), '/srv/notes-server');
 console.log(typo.code, typo.stderr.trim());
