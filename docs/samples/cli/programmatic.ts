@@ -20,12 +20,8 @@ async function pier(argv: string[], cwd: string) {
 
 // What `pier install` would add to this project's .cursor/mcp.json: nothing is written (--dry-run), and
 // the key is masked in the output.
-const planned = await pier(
-  'install cursor --scope project --name notes --env API_KEY --dry-run --json -- node dist/main.js'.split(
-    ' ',
-  ),
-  '/srv/notes-server',
-);
+const install = 'install cursor --scope project --name notes --env API_KEY --dry-run --json --';
+const planned = await pier([...install.split(' '), 'node', 'dist/main.js'], '/srv/notes-server');
 console.log(planned.code, JSON.parse(planned.stdout));
 
 // A typo is a usage error: exit code 2, and a suggestion on stderr.
