@@ -157,8 +157,9 @@ export class HealthEvaluator {
           timedOut: true,
         });
       }, check.timeoutMs);
-      // A probe must never be what keeps a process alive.
-      timer.unref();
+      // A probe must never be what keeps a process alive (Node and Bun; Deno's and Workers' timers are
+      // numbers, with no unref).
+      (timer as { unref?: () => void }).unref?.();
       const abandon = () => {
         controller.abort(new DOMException('the health plugin was closed', 'AbortError'));
         finish({

@@ -324,14 +324,15 @@ export function createObserver(
         if (tasks.get(taskId) !== entry) return;
         const left = change.expiresAt - Date.now();
         if (left > 0) {
-          entry.expiry = setTimeout(expire, Math.min(left, MAX_TIMER_MS)).unref();
+          entry.expiry = setTimeout(expire, Math.min(left, MAX_TIMER_MS));
+          unref(entry.expiry);
           return;
         }
         tasks.delete(taskId);
         instruments.tasks(-1, { [OTEL_ATTRIBUTES.pierTaskStatus]: status });
       };
       entry.expiry = setTimeout(expire, Math.min(Math.max(change.expiresAt - Date.now(), 0), MAX_TIMER_MS));
-      entry.expiry.unref();
+      unref(entry.expiry);
       tasks.set(taskId, entry);
     },
 
@@ -642,4 +643,9 @@ function markFailed(span: Span, failure: Failure): void {
       ? { code: SpanStatusCode.ERROR }
       : { code: SpanStatusCode.ERROR, message: failure.message },
   );
+}
+
+/** Node and Bun: a gauge's timer never keeps the process alive (Deno's and Workers' timers have no unref). */
+function unref(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
 }
