@@ -2,7 +2,7 @@
 // than by a listener of its own. The handler is a transport like the listener: the server starts it
 // (`server.listen(transport)`: skills load, signals are watched, the lifecycle turns `ready`) on the first
 // request, so that nothing needs a top-level `await` (Workers have none at start-up), and `close()` drains it.
-import { OptionIssues } from '@pier/core';
+import { describeValue, OptionIssues } from '@pier/core';
 import type {
   ListenResult,
   PierTransport,
@@ -79,7 +79,10 @@ export function resolveHandlerOptions(
     basePath !== undefined &&
     (typeof basePath !== 'string' || !/^\/[^?#]*[^/?#]$/.test(basePath) || basePath.includes('//'))
   ) {
-    issues.add('basePath: must be a path such as /api (a leading slash, no trailing slash, no query)');
+    issues.add(
+      'basePath: must be a path such as /api (a leading slash, no trailing slash, no query), ' +
+        `got ${describeValue(basePath)}`,
+    );
   }
   const warnings: string[] = [];
   let resolved: ResolvedHttpOptions;

@@ -23,8 +23,22 @@ afterEach(async () => {
 
 const ran: string[] = [];
 const tools = [
-  defineTool({ name: 'read', scopes: ['notes:read'], handler: () => (ran.push('read'), 'read') }),
-  defineTool({ name: 'write', scopes: ['notes:write'], handler: () => (ran.push('write'), 'written') }),
+  defineTool({
+    name: 'read',
+    scopes: ['notes:read'],
+    handler: () => {
+      ran.push('read');
+      return 'read';
+    },
+  }),
+  defineTool({
+    name: 'write',
+    scopes: ['notes:write'],
+    handler: () => {
+      ran.push('write');
+      return 'written';
+    },
+  }),
   defineTool({
     name: 'confirm',
     handler: async (_args, ctx) => {
@@ -41,12 +55,18 @@ const secret = defineResource({
   name: 'secret',
   uri: 'notes://secret',
   scopes: ['notes:write'],
-  handler: () => (ran.push('secret'), 'secret'),
+  handler: () => {
+    ran.push('secret');
+    return 'secret';
+  },
 });
 const draft = definePrompt({
   name: 'draft',
   scopes: ['notes:write'],
-  handler: () => (ran.push('draft'), 'draft'),
+  handler: () => {
+    ran.push('draft');
+    return 'draft';
+  },
 });
 
 const users: Record<string, readonly string[]> = {
