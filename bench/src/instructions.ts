@@ -1,7 +1,8 @@
 // `node dist/instructions.js <server> <what> [warm] [measured] [connections] [tool]`: the instructions one
 // request costs a server, counted by valgrind's callgrind (harness/instructions.ts says how), which no
 // other process on the machine can disturb — the figure to compare when CPU times swing with the load.
-// <server> is an id of harness/servers.ts, `pier@DIR[+DIR]` as in ab.ts (a saved build of a package); <what>
+// <server> is an id of harness/servers.ts, `pier@DIR[+DIR]` as in ab.ts (a saved build of a package), and
+// `id=PROGRAM` runs that server's settings with another program (say `pier=dist/servers/pier-fetch.js`); <what>
 // is `modern`, `legacy` or a GET path; [tool] a tool shape of shapes.ts (`ctx`, `output`, `notes`…; default
 // the server's echo). Needs valgrind (callgrind_control). Kernel time (the socket write, a fifth of a small
 // request's CPU) is not counted: `strace -c -f -p PID` shows the system calls are the same per request for
@@ -35,8 +36,10 @@ if (tool !== undefined && shape === undefined) {
   throw new Error(`unknown shape ${tool}; one of ${SHAPES.map((s) => s.id).join(', ')}`);
 }
 
-const [id = '', dirs] = server.split('@');
-const spec = findServer(id);
+const [named = '', program] = server.split('=');
+const [id = '', dirs] = named.split('@');
+const base = findServer(id);
+const spec = program === undefined ? base : { ...base, program: resolve(program) };
 const env: Record<string, string> = {};
 const execArgv: string[] = [];
 if (dirs !== undefined) {
