@@ -4,26 +4,40 @@ import { CreatePierError } from './errors.js';
 export const TRANSPORTS = ['stdio', 'http', 'both'] as const;
 export const TEMPLATES = ['decorators', 'plain'] as const;
 export const PACKAGE_MANAGERS = ['npm', 'pnpm'] as const;
+export const RUNTIMES = ['node', 'bun', 'deno', 'workers'] as const;
+/** Existing Node frameworks Pier can be mounted in (`none`: Pier's own listener). */
+export const FRAMEWORKS = ['none', 'express', 'fastify', 'hono'] as const;
 
 export type Transport = (typeof TRANSPORTS)[number];
 export type Template = (typeof TEMPLATES)[number];
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+export type Runtime = (typeof RUNTIMES)[number];
+export type Framework = (typeof FRAMEWORKS)[number];
 
 /** Everything a project is made from. */
 export interface Answers {
   /** The package name (npm rules), also the server's name. */
   readonly name: string;
+  /**
+   * Where the server runs: `node`, or a web-standard `fetch` handler on `bun`, `deno` or Cloudflare
+   * `workers` (those serve streamable HTTP only). Default `node`.
+   */
+  readonly runtime?: Runtime;
+  /** On Node with HTTP: mounted in an Express 5, Fastify 5 or Hono 4 app. Default `none`. */
+  readonly framework?: Framework;
   readonly transport: Transport;
   /** `@pier/plugin-health`; only with an HTTP transport. */
   readonly health: boolean;
-  /** `@pier/config` for the settings; else `node:util` parseArgs. */
+  /** `@pier/config` for the settings; else `node:util` parseArgs (Workers: bindings, never config). */
   readonly config: boolean;
   readonly template: Template;
   readonly packageManager: PackageManager;
 }
 
 /** The defaults `--yes` takes (the name defaults to the directory's). */
-export const DEFAULTS: Omit<Answers, 'name' | 'packageManager'> = {
+export const DEFAULTS: Required<Omit<Answers, 'name' | 'packageManager'>> = {
+  runtime: 'node',
+  framework: 'none',
   transport: 'stdio',
   health: true,
   config: true,

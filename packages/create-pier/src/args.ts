@@ -5,6 +5,8 @@ import { CreatePierError } from './errors.js';
 export interface Flags {
   readonly directory?: string;
   readonly name?: string;
+  readonly runtime?: string;
+  readonly framework?: string;
   readonly transport?: string;
   readonly health?: boolean;
   readonly config?: boolean;
@@ -19,6 +21,8 @@ export interface Flags {
 
 const VALUED: Record<string, keyof Flags> = {
   name: 'name',
+  runtime: 'runtime',
+  framework: 'framework',
   transport: 'transport',
   template: 'template',
   pm: 'packageManager',
@@ -107,9 +111,13 @@ Scaffolds a Pier MCP server project in TypeScript. Questions whose flag is given
 
 Options:
   --name <name>          package and server name (default: the directory's name)
-  --transport <t>        stdio, http or both (default: stdio)
+  --runtime <r>          node, bun, deno or workers (Cloudflare); bun, deno and workers serve
+                         streamable HTTP through a fetch handler (default: node)
+  --framework <f>        none, express, fastify or hono: on Node, mount MCP in an app of that
+                         framework beside its own routes (implies --transport http; default: none)
+  --transport <t>        stdio, http or both (default: stdio; http on bun, deno and workers)
   --health, --no-health  /health endpoints with @pier/plugin-health (HTTP only; default: yes)
-  --config, --no-config  settings through @pier/config (default: yes)
+  --config, --no-config  settings through @pier/config (default: yes; workers: bindings instead)
   --template <t>         decorators (a class) or plain (objects, no decorators) (default: decorators)
   --pm <pm>              npm or pnpm: installs and prints the commands (default: the one running this)
   --no-install           write the files only

@@ -126,6 +126,70 @@ describe('create-pier --yes', () => {
   });
 });
 
+describe('--runtime and --framework', () => {
+  function files(dir: string): string[] {
+    return readdirSync(dir, { recursive: true }).map(String).sort();
+  }
+
+  it('--framework express: the app in src/app.ts, express named, HTTP implied', () => {
+    const cwd = tempDir();
+    const { code, stdout } = runCli(['web', '--yes', '--no-install', '--framework', 'express'], cwd);
+    expect(code).toBe(0);
+    const dir = join(cwd, 'web');
+    expect(files(dir)).toContain('src/app.ts');
+    expect(manifest(dir).dependencies).toMatchObject({ express: expect.any(String) });
+    expect(manifest(dir).dependencies).toHaveProperty('@pier/transport-http');
+    expect(readFileSync(join(dir, 'src/app.ts'), 'utf8')).toContain('app.use(mcp);');
+    expect(stdout).toContain('mounted in Express');
+  });
+
+  it('--runtime deno: deno.json, no build step, imports by their .ts names, tests on Deno', () => {
+    const cwd = tempDir();
+    expect(runCli(['d', '--yes', '--no-install', '--runtime', 'deno'], cwd).code).toBe(0);
+    const dir = join(cwd, 'd');
+    expect(files(dir)).toEqual([
+      '.gitignore',
+      'README.md',
+      'deno.json',
+      'package.json',
+      'src',
+      'src/app.ts',
+      'src/config.ts',
+      'src/main.ts',
+      'src/pier.ts',
+      'src/server.test.ts',
+      'src/server.ts',
+    ]);
+    expect(manifest(dir).scripts).toMatchObject({
+      test: 'deno run -A npm:vitest run',
+      typecheck: 'deno check src',
+    });
+    for (const file of ['src/app.ts', 'src/main.ts', 'src/server.test.ts']) {
+      expect(readFileSync(join(dir, file), 'utf8')).not.toMatch(/from '\.\/[\w-]+\.js'/);
+    }
+    expect(readFileSync(join(dir, 'src/app.ts'), 'utf8')).toContain('Deno.serve(');
+  });
+
+  it('--runtime workers: a Worker and wrangler.toml with nodejs_compat only, no @pier/config', () => {
+    const cwd = tempDir();
+    const { code, stdout } = runCli(['my.worker', '--yes', '--no-install', '--runtime', 'workers'], cwd);
+    expect(code).toBe(0);
+    const dir = join(cwd, 'my.worker');
+    expect(files(dir)).not.toContain('src/main.ts');
+    expect(files(dir)).toContain('src/worker.ts');
+    const wrangler = readFileSync(join(dir, 'wrangler.toml'), 'utf8');
+    expect(wrangler).toContain('compatibility_flags = ["nodejs_compat"]');
+    expect(wrangler).toContain('main = "src/worker.ts"');
+    // A Worker's name: lowercase letters, digits and dashes.
+    expect(wrangler).toContain('name = "my-worker"');
+    const pkg = manifest(dir);
+    expect(pkg.dependencies).not.toHaveProperty('@pier/config');
+    expect(pkg.devDependencies).toHaveProperty('wrangler');
+    expect(pkg.scripts).toMatchObject({ deploy: 'wrangler deploy', test: 'vitest run' });
+    expect(stdout).toContain('npm run deploy');
+  });
+});
+
 describe('refusals: exit 1 with one line on stderr, nothing written', () => {
   it('a directory that is not empty, unless --force', () => {
     const cwd = tempDir();
@@ -157,6 +221,21 @@ describe('refusals: exit 1 with one line on stderr, nothing written', () => {
     [['--name', 'My Server'], '"My Server" is not a valid package name'],
     [['--health', '--transport', 'stdio'], '--health needs --transport http or both'],
     [['a', 'b'], 'one directory at most (got "a", "b")'],
+    [['--runtime', 'edge'], '--runtime must be node, bun, deno, workers (got "edge")'],
+    [['--framework', 'koa'], '--framework must be none, express, fastify, hono (got "koa")'],
+    [
+      ['--runtime', 'bun', '--framework', 'hono'],
+      '--framework hono mounts Pier in a Node app; on bun the server is a fetch handler',
+    ],
+    [
+      ['--runtime', 'deno', '--transport', 'stdio'],
+      '--transport stdio: on deno the server is a fetch handler and serves streamable HTTP only',
+    ],
+    [
+      ['--framework', 'express', '--transport', 'both'],
+      '--framework express serves MCP over HTTP inside the app: --transport must be http',
+    ],
+    [['--runtime', 'workers', '--config'], '--config reads flags and the process environment'],
   ])('%j', (args, message) => {
     const cwd = tempDir();
     const { code, stderr } = runCli(['--yes', '--no-install', ...args], cwd);
@@ -173,6 +252,8 @@ describe('--help and --version', () => {
     expect(code).toBe(0);
     for (const flag of [
       '--name',
+      '--runtime',
+      '--framework',
       '--transport',
       '--health',
       '--config',

@@ -40,19 +40,34 @@ async function main(argv: readonly string[]): Promise<void> {
 
 function nextSteps(where: string, answers: Answers, installed: boolean): string {
   const pm = answers.packageManager;
+  const runtime = answers.runtime ?? 'node';
+  const framework = answers.framework ?? 'none';
   const features = [
+    ...(runtime === 'node' ? [] : [{ bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }[runtime]]),
+    ...(framework === 'none'
+      ? []
+      : [`mounted in ${{ express: 'Express', fastify: 'Fastify', hono: 'Hono' }[framework]}`]),
     answers.template === 'decorators' ? 'a decorated class' : 'plain objects',
-    { stdio: 'stdio', http: 'streamable HTTP', both: 'stdio and streamable HTTP' }[answers.transport],
-    ...(answers.health && answers.transport !== 'stdio' ? ['health endpoints'] : []),
-    ...(answers.config ? ['@pier/config'] : []),
+    runtime === 'node'
+      ? { stdio: 'stdio', http: 'streamable HTTP', both: 'stdio and streamable HTTP' }[answers.transport]
+      : 'streamable HTTP',
+    ...(answers.health && (answers.transport !== 'stdio' || runtime !== 'node') ? ['health endpoints'] : []),
+    ...(answers.config && runtime !== 'workers' ? ['@pier/config'] : []),
   ];
   const serves =
-    answers.transport === 'http' ? 'serves MCP on http://127.0.0.1:3000/mcp' : 'serves MCP over stdio';
+    runtime === 'workers'
+      ? 'wrangler dev: MCP on http://127.0.0.1:8787/mcp'
+      : runtime !== 'node'
+        ? `serves MCP on http://127.0.0.1:3000/mcp with ${runtime === 'bun' ? 'Bun' : 'Deno'}`
+        : answers.transport === 'http'
+          ? 'builds, then serves MCP on http://127.0.0.1:3000/mcp'
+          : 'builds, then serves MCP over stdio';
   const steps = [
     ...(where === '.' ? [] : [`cd ${where}`]),
     ...(installed ? [] : [`${pm} install`]),
     `${pm} test      # passes before you change a line`,
-    `${pm} start     # builds, then ${serves}`,
+    `${pm} start     # ${serves}`,
+    ...(runtime === 'workers' ? [`${pm} run deploy  # wrangler deploy`] : []),
   ];
   return `\nCreated ${answers.name}: a Pier MCP server (${features.join(', ')}).\n\nNext:\n${steps.map((s) => `  ${s}`).join('\n')}\n`;
 }

@@ -7,8 +7,11 @@ import {
   checkName,
   DEFAULTS,
   detectPackageManager,
+  FRAMEWORKS,
+  type Framework,
   oneOf,
   PACKAGE_MANAGERS,
+  RUNTIMES,
   TEMPLATES,
   TRANSPORTS,
 } from './answers.js';
@@ -38,10 +41,48 @@ export async function resolveAnswers(
   if (nameProblem !== undefined) {
     throw new CreatePierError('OPTIONS_INVALID', `${nameProblem}; pass --name <name> to choose another`);
   }
+  const runtime =
+    flags.runtime !== undefined
+      ? oneOf('runtime', flags.runtime, RUNTIMES)
+      : await choose(ask, 'Runtime: node, bun, deno or workers', RUNTIMES, DEFAULTS.runtime);
+  let framework: Framework =
+    flags.framework !== undefined ? oneOf('framework', flags.framework, FRAMEWORKS) : DEFAULTS.framework;
+  if (runtime !== 'node') {
+    if (framework !== 'none') {
+      throw new CreatePierError(
+        'OPTIONS_INVALID',
+        `--framework ${framework} mounts Pier in a Node app; on ${runtime} the server is a fetch handler ` +
+          '(pass --runtime node, or leave --framework out)',
+      );
+    }
+    if (flags.transport !== undefined && flags.transport !== 'http') {
+      throw new CreatePierError(
+        'OPTIONS_INVALID',
+        `--transport ${flags.transport}: on ${runtime} the server is a fetch handler and serves streamable ` +
+          'HTTP only (pass --transport http, or leave it out)',
+      );
+    }
+  }
+  if (framework !== 'none' && flags.transport !== undefined && flags.transport !== 'http') {
+    throw new CreatePierError(
+      'OPTIONS_INVALID',
+      `--framework ${framework} serves MCP over HTTP inside the app: --transport must be http (or left out)`,
+    );
+  }
   const transport =
-    flags.transport !== undefined
-      ? oneOf('transport', flags.transport, TRANSPORTS)
-      : await choose(ask, 'Transport: stdio, http or both', TRANSPORTS, DEFAULTS.transport);
+    runtime !== 'node' || framework !== 'none'
+      ? 'http'
+      : flags.transport !== undefined
+        ? oneOf('transport', flags.transport, TRANSPORTS)
+        : await choose(ask, 'Transport: stdio, http or both', TRANSPORTS, DEFAULTS.transport);
+  if (runtime === 'node' && transport === 'http' && flags.framework === undefined) {
+    framework = await choose(
+      ask,
+      'Mount in an app of your own: none, express, fastify or hono',
+      FRAMEWORKS,
+      DEFAULTS.framework,
+    );
+  }
   if (flags.health === true && transport === 'stdio') {
     throw new CreatePierError(
       'OPTIONS_INVALID',
@@ -57,9 +98,18 @@ export async function resolveAnswers(
           'Health endpoints (/health, /health/ready) with @pier/plugin-health?',
           DEFAULTS.health,
         )));
+  if (runtime === 'workers' && flags.config === true) {
+    throw new CreatePierError(
+      'OPTIONS_INVALID',
+      '--config reads flags and the process environment; a Worker gets its settings from bindings ' +
+        '(wrangler.toml [vars], `wrangler secret put API_KEY`): leave --config out',
+    );
+  }
   const config =
-    flags.config ??
-    (await confirm(ask, 'Settings from flags and environment with @pier/config?', DEFAULTS.config));
+    runtime === 'workers'
+      ? false
+      : (flags.config ??
+        (await confirm(ask, 'Settings from flags and environment with @pier/config?', DEFAULTS.config)));
   const template =
     flags.template !== undefined
       ? oneOf('template', flags.template, TEMPLATES)
@@ -69,7 +119,10 @@ export async function resolveAnswers(
     flags.packageManager !== undefined
       ? oneOf('pm', flags.packageManager, PACKAGE_MANAGERS)
       : await choose(ask, 'Package manager: npm or pnpm', PACKAGE_MANAGERS, detected);
-  return { directory, answers: { name, transport, health, config, template, packageManager } };
+  return {
+    directory,
+    answers: { name, runtime, framework, transport, health, config, template, packageManager },
+  };
 }
 
 /** A readline question on the terminal (closed by the caller). */

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Answers, TEMPLATES, TRANSPORTS } from './answers.js';
+import { type Answers, FRAMEWORKS, RUNTIMES, TEMPLATES, TRANSPORTS } from './answers.js';
 import { projectFiles } from './generate.js';
 import { render } from './render.js';
 import { removeTempDirs, tempDir, WORKSPACE } from './test-helpers.js';
@@ -26,6 +26,39 @@ const COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
   ),
 );
 
+/** Every framework, with and without health and config (both templates). */
+const FRAMEWORK_COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
+  FRAMEWORKS.filter((framework) => framework !== 'none').flatMap((framework) =>
+    [true, false].map((health) => ({
+      name: `${template}-${framework}${health ? '-health' : ''}`,
+      framework,
+      transport: 'http' as const,
+      health,
+      config: health,
+      template,
+      packageManager: 'npm' as const,
+    })),
+  ),
+);
+
+/**
+ * Bun, Deno and Workers projects: their types (Bun's, Deno's, wrangler's) are not in the workspace, so
+ * the packaging suite type-checks and runs them where they are installed; here, no marker is left.
+ */
+const RUNTIME_COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
+  RUNTIMES.filter((runtime) => runtime !== 'node').flatMap((runtime) =>
+    [true, false].map((health) => ({
+      name: `${template}-${runtime}${health ? '-health' : ''}`,
+      runtime,
+      transport: 'http' as const,
+      health,
+      config: health,
+      template,
+      packageManager: 'pnpm' as const,
+    })),
+  ),
+);
+
 /** Where each package a generated project names comes from in the workspace. */
 const LINKS: Record<string, string> = {
   '@pier/core': 'packages/core',
@@ -36,16 +69,21 @@ const LINKS: Record<string, string> = {
   zod: 'packages/testing/node_modules/zod',
   vitest: 'node_modules/vitest',
   '@types/node': 'node_modules/@types/node',
+  express: 'tests/mounting/node_modules/express',
+  '@types/express': 'tests/mounting/node_modules/@types/express',
+  fastify: 'tests/mounting/node_modules/fastify',
+  hono: 'tests/mounting/node_modules/hono',
+  '@hono/node-server': 'tests/mounting/node_modules/@hono/node-server',
 };
 
 describe('the templates', () => {
-  it(`all ${COMBINATIONS.length} combinations type-check, tests included`, () => {
+  it(`all ${COMBINATIONS.length + FRAMEWORK_COMBINATIONS.length} Node combinations type-check, tests included`, () => {
     const root = tempDir();
     for (const [name, path] of Object.entries(LINKS)) {
       mkdirSync(dirname(join(root, 'node_modules', name)), { recursive: true });
       symlinkSync(join(WORKSPACE, path), join(root, 'node_modules', name), 'dir');
     }
-    for (const answers of COMBINATIONS) {
+    for (const answers of [...COMBINATIONS, ...FRAMEWORK_COMBINATIONS]) {
       for (const [path, text] of Object.entries(projectFiles(answers))) {
         mkdirSync(dirname(join(root, answers.name, path)), { recursive: true });
         writeFileSync(join(root, answers.name, path), text);
@@ -71,7 +109,7 @@ describe('the templates', () => {
   }, 120_000);
 
   it('no marker or placeholder is left in any file of any combination', () => {
-    for (const answers of COMBINATIONS) {
+    for (const answers of [...COMBINATIONS, ...FRAMEWORK_COMBINATIONS, ...RUNTIME_COMBINATIONS]) {
       for (const [path, text] of Object.entries(projectFiles(answers))) {
         expect(text, `${answers.name}/${path}`).not.toMatch(/\/\/ #(if|else|endif)|__[A-Z_]+__/);
       }

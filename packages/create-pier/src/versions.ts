@@ -19,4 +19,14 @@ export const TOOL_VERSIONS = {
   // decorators in place, and Node 20 cannot parse them. Vite 7 lowers them with esbuild.
   vite: '^7.1.0',
   '@types/node': '^20.19.0',
+  // --framework: the frameworks Pier is mounted in, at the majors its tests run.
+  express: '^5.3.0',
+  '@types/express': '^5.0.6',
+  fastify: '^5.12.8',
+  hono: '^4.13.19',
+  '@hono/node-server': '^2.1.9',
+  // --runtime bun: Bun's globals for tsc (bun test runs the vitest-style tests itself).
+  '@types/bun': '^1.4.5',
+  // --runtime workers: local dev on workerd, the tests' worker, deploy. Needs Node 22.12+.
+  wrangler: '^4.164.0',
 } as const;

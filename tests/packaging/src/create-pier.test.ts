@@ -1,10 +1,13 @@
 // 5. `npm create pier` / `pnpm create pier`: the packed create-pier writes a project for several answers;
 // each is installed from the packed Pier packages (and the registry's tools) by the package manager it
 // names, and then meets its user: its typecheck, its tests, its start command answering a real SDK
-// client over stdio, and over HTTP (with /health/ready) where those were chosen.
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+// client over stdio, and over HTTP (with /health/ready) where those were chosen. Projects for Bun, Deno
+// and Cloudflare Workers (`--runtime`) run their tests on that runtime (Bun and Deno from npm, as the
+// runtimes scenario installs them; the Worker on workerd through wrangler, which needs Node 22.12+), and
+// projects mounted in Express, Fastify and Hono (`--framework`) serve MCP beside the app's own routes.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,7 +16,9 @@ import {
   killAll,
   killGroup,
   NPM_FLAGS,
+  node22Binary,
   PNPM,
+  RUNTIME_PACKAGES,
   type RunOptions,
   runOk,
   startProcess,
@@ -34,9 +39,23 @@ interface Combination {
   readonly health: boolean;
   /** Everything its package.json names, and so everything at the top of its node_modules. */
   readonly packages: readonly string[];
+  /** `--runtime`: where its tests and its start command run. Default Node. */
+  readonly runtime?: 'bun' | 'deno' | 'workers';
+  /** How many tests its own suite has (both eras; HTTP, health and the app where chosen). */
+  readonly tests: number;
 }
 
 const TOOLS = ['@pier/cli', '@pier/testing', '@types/node', 'typescript', 'vite', 'vitest'];
+/** What a fetch-handler project names, whatever its runtime. */
+const FETCH = [
+  '@pier/core',
+  '@pier/plugin-health',
+  '@pier/transport-http',
+  'zod',
+  '@pier/testing',
+  'typescript',
+  'vitest',
+];
 
 /**
  * Every transport, both templates, health on and off, config on and off, both package managers —
@@ -51,6 +70,7 @@ const COMBINATIONS: readonly Combination[] = [
     transport: 'stdio',
     health: false,
     packages: ['@pier/config', '@pier/core', 'zod', ...TOOLS],
+    tests: 8,
   },
   {
     name: 'http-health-args',
@@ -59,6 +79,7 @@ const COMBINATIONS: readonly Combination[] = [
     transport: 'http',
     health: true,
     packages: ['@pier/core', '@pier/plugin-health', '@pier/transport-http', 'zod', ...TOOLS],
+    tests: 10,
   },
   {
     // No --pm: `pnpm create` says who runs it, and the project is then pnpm's.
@@ -68,6 +89,92 @@ const COMBINATIONS: readonly Combination[] = [
     transport: 'both',
     health: false,
     packages: ['@pier/config', '@pier/core', '@pier/transport-http', 'zod', ...TOOLS],
+    tests: 10,
+  },
+  {
+    // In memory and over HTTP inside the app: its own route and middleware, its own 404, health.
+    name: 'express-decorators',
+    installer: 'npm',
+    flags: ['--framework', 'express', '--no-config'],
+    transport: 'http',
+    health: true,
+    packages: [
+      '@pier/core',
+      '@pier/plugin-health',
+      '@pier/transport-http',
+      'express',
+      '@types/express',
+      'zod',
+      ...TOOLS,
+    ],
+    tests: 12,
+  },
+  {
+    name: 'pnpm-fastify-plain',
+    installer: 'pnpm',
+    flags: ['--yes', '--framework', 'fastify', '--template', 'plain'],
+    transport: 'http',
+    health: true,
+    packages: [
+      '@pier/config',
+      '@pier/core',
+      '@pier/plugin-health',
+      '@pier/transport-http',
+      'fastify',
+      'zod',
+      ...TOOLS,
+    ],
+    tests: 12,
+  },
+  {
+    name: 'hono-no-health',
+    installer: 'npm',
+    flags: ['--yes', '--framework', 'hono', '--no-health'],
+    transport: 'http',
+    health: false,
+    packages: [
+      '@pier/config',
+      '@pier/core',
+      '@pier/transport-http',
+      'hono',
+      '@hono/node-server',
+      'zod',
+      ...TOOLS,
+    ],
+    tests: 11,
+  },
+  {
+    // bun test runs the vitest-style suite on Bun; one of its tests asserts it runs there.
+    name: 'bun-plain',
+    installer: 'npm',
+    flags: ['--yes', '--runtime', 'bun', '--template', 'plain', '--no-config'],
+    transport: 'http',
+    health: true,
+    runtime: 'bun',
+    packages: [...FETCH, '@types/bun'],
+    tests: 12,
+  },
+  {
+    // vitest under Deno (its workers are Deno processes); decorators and @pier/config on Deno.
+    name: 'deno-decorators',
+    installer: 'npm',
+    flags: ['--yes', '--runtime', 'deno'],
+    transport: 'http',
+    health: true,
+    runtime: 'deno',
+    packages: [...FETCH, '@pier/config', 'vite'],
+    tests: 12,
+  },
+  {
+    // The Worker on workerd through wrangler's startWorker, both eras and health.
+    name: 'workers-plain',
+    installer: 'npm',
+    flags: ['--yes', '--runtime', 'workers', '--template', 'plain'],
+    transport: 'http',
+    health: true,
+    runtime: 'workers',
+    packages: [...FETCH, '@types/node', 'wrangler'],
+    tests: 11,
   },
 ];
 
@@ -93,18 +200,21 @@ const ERAS: readonly [string, ClientOptions][] = [
 ];
 
 let scratch: string | undefined;
+/** PATH entries for Bun and Deno (from npm) and a Node for wrangler, resolved before any project runs. */
+const runtimePath: Record<string, string> = {};
 const stdioServers = new Set<number>();
 const projects = new Map<string, Project>();
 
 beforeAll(async () => {
   // A bare folder, as a user's home would be: no package.json above the projects.
   scratch = realpathSync(mkdtempSync(join(tmpdir(), 'pier-create-pier-')));
+  await installRuntimes(scratch);
   const started = Date.now();
   // One after the other: concurrent `npm exec`s of one package race on npx's cache folder.
   for (const combination of COMBINATIONS) await generate(scratch, combination);
   console.info(`[packaging] create-pier: ${COMBINATIONS.length} projects written in ${seconds(started)} s`);
   for (const combination of COMBINATIONS) projects.set(combination.name, startSteps(scratch, combination));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   // Every step settles before its folder goes, whether or not a test looked at it.
@@ -125,9 +235,7 @@ for (const combination of COMBINATIONS)
       expect(
         [...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)].sort(),
       ).toEqual([...combination.packages].sort());
-      expect(await directDependencies(project().dir, combination.installer)).toEqual(
-        [...combination.packages].sort(),
-      );
+      expect(await directDependencies(project().dir, combination)).toEqual([...combination.packages].sort());
       // pnpm 10 runs no install script unless listed: the project lists esbuild's (pier dev and vitest need it).
       expect(installOutput).not.toContain('Ignored build scripts');
     });
@@ -138,11 +246,18 @@ for (const combination of COMBINATIONS)
       expect(typecheck.code).toBe(0);
     });
 
-    it('passes its tests before a line is changed, for both eras', async () => {
-      const report = withoutColours((await project().tested).stdout);
-      // Four behaviours in each of two eras, and HTTP in each era when HTTP was chosen.
-      const count = combination.transport === 'stdio' ? 8 : 10;
-      expect(report).toMatch(new RegExp(`Tests\\s+${count} passed \\(${count}\\)`));
+    it(`passes its tests before a line is changed, for both eras${combination.runtime === undefined ? '' : `, on ${combination.runtime}`}`, async () => {
+      const { stdout, stderr } = await project().tested;
+      const count = combination.tests;
+      if (combination.runtime === 'bun') {
+        // bun test reports on stderr.
+        const report = withoutColours(`${stdout}${stderr}`);
+        expect(report).toMatch(new RegExp(`\\b${count} pass\\b`));
+        expect(report).toMatch(/\b0 fail\b/);
+      } else {
+        // Four behaviours in each of two eras; HTTP (by era), health and the app where chosen.
+        expect(withoutColours(stdout)).toMatch(new RegExp(`Tests\\s+${count} passed \\(${count}\\)`));
+      }
     });
 
     if (combination.transport !== 'http')
@@ -153,7 +268,8 @@ for (const combination of COMBINATIONS)
         expect(greeting).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
       });
 
-    if (combination.transport !== 'stdio')
+    // A Worker's start command is wrangler dev: its tests already serve it on workerd the same way.
+    if (combination.transport !== 'stdio' && combination.runtime !== 'workers')
       it(`serves MCP over streamable HTTP to both eras; /health/ready ${combination.health ? 'is 200' : 'is not served'}`, async () => {
         const served = await project().servedHttp;
         expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -214,7 +330,7 @@ async function generate(root: string, { name, installer, flags }: Combination): 
 
 function startSteps(root: string, combination: Combination): Project {
   const dir = join(root, combination.name);
-  const installed = heavy(() => install(dir, combination.installer));
+  const installed = heavy(() => install(dir, combination));
   const typechecked = installed.then(() => heavy(() => runScript(combination, ['typecheck'])));
   const tested = installed.then(() => heavy(() => runScript(combination, ['test'])));
   const servedStdio =
@@ -222,8 +338,8 @@ function startSteps(root: string, combination: Combination): Project {
       ? Promise.reject(new Error('no stdio for an HTTP-only project'))
       : installed.then(() => heavy(() => serveStdio(combination, dir)));
   const servedHttp =
-    combination.transport === 'stdio'
-      ? Promise.reject(new Error('no HTTP for a stdio project'))
+    combination.transport === 'stdio' || combination.runtime === 'workers'
+      ? Promise.reject(new Error('no HTTP start command to run here'))
       : combination.transport === 'http'
         ? // `npm start -- --port 0`: the start command itself, on a free port.
           installed.then(() =>
@@ -255,8 +371,9 @@ function startSteps(root: string, combination: Combination): Project {
 /** Points the @pier/* dependencies at this run's tarballs (the rest comes from the registry) and installs. */
 async function install(
   dir: string,
-  installer: Installer,
+  combination: Combination,
 ): Promise<{ manifest: Manifest; installOutput: string }> {
+  const { installer } = combination;
   const tarballs = inject('tarballs') as Record<string, string>;
   const file = join(dir, 'package.json');
   const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -272,7 +389,7 @@ async function install(
   }
   writeFileSync(file, `${JSON.stringify(local, null, 2)}\n`);
   const started = Date.now();
-  const options: RunOptions = { cwd: dir, env: userEnv(), timeoutMs: STEP_TIMEOUT_MS };
+  const options: RunOptions = { cwd: dir, env: projectEnv(combination), timeoutMs: STEP_TIMEOUT_MS };
   const { stdout, stderr } =
     installer === 'npm'
       ? await runOk('npm', ['install', ...NPM_FLAGS], options)
@@ -292,7 +409,7 @@ function runScript(combination: Combination, script: readonly string[]): Promise
   return timed(`${combination.name} ${script.join(' ')}`, () =>
     runOk(program as string, args, {
       cwd: join(scratch as string, combination.name),
-      env: userEnv(),
+      env: projectEnv(combination),
       timeoutMs: STEP_TIMEOUT_MS,
     }),
   );
@@ -349,9 +466,11 @@ async function serveHttp(
 ): Promise<HttpServed> {
   const [program, ...args] = command as [string, ...string[]];
   const started = Date.now();
-  const server = startProcess(program, args, { cwd: dir, env: userEnv() });
+  const server = startProcess(program, args, { cwd: dir, env: projectEnv(combination) });
   try {
     const url = await listeningUrl(server.stderr, server.exited);
+    if (combination.runtime !== undefined)
+      expect(server.stderr()).toContain(`${combination.name}: MCP on ${url}`);
     const eras: HttpServed['eras'] = {};
     for (const [era, options] of ERAS) {
       const client = new Client({ name: `packaging-${era}`, version: '1.0.0' }, options);
@@ -376,12 +495,16 @@ async function serveHttp(
   }
 }
 
-/** Core's `listening transport=streamable-http url=…` line on stderr; the start command compiles first. */
+/**
+ * Core's `listening transport=streamable-http url=…` line on stderr, or the `<name>: MCP on <url>` line of
+ * a project that serves through an app or a runtime's server; the start command compiles first.
+ */
 function listeningUrl(stderr: () => string, exited: Promise<Finished>): Promise<string> {
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + STEP_TIMEOUT_MS;
     const look = () => {
-      const url = /listening transport=streamable-http url=(\S+)/.exec(stderr())?.[1];
+      const found = /listening transport=streamable-http url=(\S+)|: MCP on (\S+)/.exec(stderr());
+      const url = found?.[1] ?? found?.[2];
       if (url !== undefined) return resolve(url);
       if (Date.now() > deadline) return reject(new Error(`no listening line; stderr:\n${stderr()}`));
       timer = setTimeout(look, 100);
@@ -397,10 +520,44 @@ function listeningUrl(stderr: () => string, exited: Promise<Finished>): Promise<
 }
 
 /** The packages at the top of node_modules that the project itself asked for. */
-async function directDependencies(dir: string, installer: Installer): Promise<string[]> {
-  if (installer === 'pnpm') return topLevel(dir);
-  const { stdout } = await runOk('npm', ['ls', '--depth=0', '--json'], { cwd: dir, env: userEnv() });
+async function directDependencies(dir: string, combination: Combination): Promise<string[]> {
+  if (combination.installer === 'pnpm') return topLevel(dir);
+  const { stdout } = await runOk('npm', ['ls', '--depth=0', '--json'], {
+    cwd: dir,
+    env: projectEnv(combination),
+  });
   return Object.keys((JSON.parse(stdout) as { dependencies: object }).dependencies).sort();
+}
+
+// --- runtimes ----------------------------------------------------------------------------------
+
+/**
+ * Bun and Deno from npm into a folder of their own (as a user has them on PATH), and a Node 22.12+ for
+ * wrangler, when a project needs them.
+ */
+async function installRuntimes(root: string): Promise<void> {
+  const needs = new Set(COMBINATIONS.map((combination) => combination.runtime));
+  if (needs.has('bun') || needs.has('deno')) {
+    const dir = join(root, '.runtimes');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), '{ "name": "runtimes", "private": true }\n');
+    const packages = RUNTIME_PACKAGES.filter((name) => /^@(oven|deno)\//.test(name));
+    await runOk('npm', ['install', ...packages, ...NPM_FLAGS], {
+      cwd: dir,
+      env: userEnv(),
+      timeoutMs: 180_000,
+    });
+    runtimePath.bun = join(dir, 'node_modules', '@oven', 'bun-linux-x64', 'bin');
+    runtimePath.deno = join(dir, 'node_modules', '@deno', 'linux-x64-glibc');
+  }
+  if (needs.has('workers')) runtimePath.workers = dirname(await node22Binary());
+}
+
+/** The user's environment, with the project's runtime first on PATH. */
+function projectEnv(combination: Combination): NodeJS.ProcessEnv {
+  const first = combination.runtime === undefined ? undefined : runtimePath[combination.runtime];
+  if (first === undefined) return userEnv();
+  return userEnv({ PATH: `${first}:${process.env.PATH ?? ''}`, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' });
 }
 
 // --- bounded concurrency -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import { type Issuer, startIssuer } from '../../mounting/src/issuer.js';
 import {
   killAll,
   npmProjectForSuite,
+  RUNTIME_PACKAGES,
   runOk,
   type Started,
   startProcess,
@@ -30,12 +31,6 @@ import {
   WORKSPACE,
 } from './scratch.js';
 
-/** The runtimes, pinned: the versions the issue names. */
-export const RUNTIME_PACKAGES = [
-  '@oven/bun-linux-x64@1.4.5',
-  '@deno/linux-x64-glibc@2.9.6',
-  '@cloudflare/workerd-linux-64@1.20261117.1',
-];
 /** The resource the fixture's app server protects (fixtures/runtimes/pier.mjs). */
 const RESOURCE = 'http://127.0.0.1/app/mcp';
 /**

@@ -27,6 +27,12 @@ export const TYPE_ROOTS = join(WORKSPACE, 'node_modules', '@types');
 export const PNPM = ['-y', 'pnpm@10.34.9'] as const;
 /** Satisfies both `@pier/config` (zod ^4.1.0) and `@pier/core` (zod ^4.2.0); the workspace's own. */
 export const ZOD = 'zod@4.6.7';
+/** The runtimes, pinned: the versions issue 32 names (Bun 1.4, Deno 2.9, a workerd of late 2026). */
+export const RUNTIME_PACKAGES = [
+  '@oven/bun-linux-x64@1.4.5',
+  '@deno/linux-x64-glibc@2.9.6',
+  '@cloudflare/workerd-linux-64@1.20261117.1',
+];
 /** Installs reuse the machine's cache and only ask the registry for what it lacks. */
 export const NPM_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'] as const;
 
@@ -254,4 +260,25 @@ export function topLevel(dir: string): string[] {
       name.startsWith('@') ? readdirSync(join(root, name)).map((inner) => `${name}/${inner}`) : [name],
     )
     .sort();
+}
+
+let node22: Promise<string> | undefined;
+
+/**
+ * A Node 22.12+ binary (wrangler's floor): this process's own when it is one (the check's Node 24 pass),
+ * else the registry's node@24 through npx, asked for once and then run directly.
+ */
+export function node22Binary(): Promise<string> {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return Promise.resolve(process.execPath);
+  node22 ??= runOk('npx', ['-y', '-p', 'node@24', '--', 'node', '-p', 'process.execPath'], {
+    cwd: tmpdir(),
+    env: userEnv(),
+    timeoutMs: 180_000,
+  }).then(({ stdout }) => {
+    const path = stdout.trim().split('\n').at(-1);
+    if (path === undefined || path === '') throw new Error('npx -p node@24 printed no path');
+    return path;
+  });
+  return node22;
 }

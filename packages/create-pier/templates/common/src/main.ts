@@ -5,6 +5,9 @@ import { readConfig } from './config.js';
 // #else
 import { parseArgs } from 'node:util';
 // #endif
+// #if app
+import { start } from './app.js';
+// #else
 import { createServer } from '@pier/core';
 // #if health
 import { healthPlugin } from '@pier/plugin-health';
@@ -13,6 +16,7 @@ import { healthPlugin } from '@pier/plugin-health';
 import { AppServer } from './server.js';
 // #else
 import { appServer } from './server.js';
+// #endif
 // #endif
 
 // #if config
@@ -46,6 +50,10 @@ const config = {
 };
 // #endif
 
+// #if app
+const { url } = await start({ apiKey: config.apiKey }, { port: config.port });
+process.stderr.write(`__NAME__: MCP on ${url}/mcp\n`);
+// #else
 // #if health
 // Readiness and liveness for a load balancer or Kubernetes: add a check per dependency.
 const health = healthPlugin({
@@ -78,5 +86,6 @@ if (config.transport === 'streamable-http') {
 await server.listen({ transport: 'streamable-http', port: config.port });
 // #else
 await server.listen();
+// #endif
 // #endif
 // #endif
