@@ -90,6 +90,17 @@ export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './e
 export type { PierErrorCode, RefusalOptions } from './errors.js';
 export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
+export type {
+  ConcurrencyLimitCheck,
+  InMemoryLimitStoreOptions,
+  LimitCheck,
+  LimitHold,
+  LimitOutcome,
+  LimitStore,
+  QuotaLimitCheck,
+  RateLimitCheck,
+} from './limit-store.js';
+export { InMemoryLimitStore } from './limit-store.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
 export type { Icon, Meta } from './meta.js';

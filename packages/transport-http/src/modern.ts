@@ -44,6 +44,7 @@ export async function serveModern(
     // A client that accepts no event stream gets the answer alone.
     send: acceptsEventStream(req) ? send : undefined,
     transport: 'http',
+    remoteAddress: req.socket.remoteAddress,
   };
   const answered = host.engine.handle(message, inbound);
   if (!isRequest || answered === undefined) {
