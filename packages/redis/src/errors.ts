@@ -10,6 +10,7 @@
  * | `REDIS_READ_FAILED` | the reader lost its connection (reported once per outage; it reconnects by itself) |
  * | `REDIS_SESSIONS_FAILED` | the session relay could not claim, refresh or release a session record (reported to `onerror`; a claim that fails refuses the session with 503) |
  * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
+ * | `REDIS_LIMIT_STORE_FAILED` | a limit store command failed (Redis unreachable, or no answer within `timeoutMs`): thrown by `consume`, so the limits plugin fails open or closed per rule; a failed lease refresh goes to `onerror` |
  * | `REDIS_TASK_STORE_FAILED` | a task store command failed (Redis unreachable, a duplicate task id, a record not JSON): thrown by the store's methods; a lost change channel goes to `onerror` |
  */
 export type PierRedisErrorCode =
@@ -20,7 +21,8 @@ export type PierRedisErrorCode =
   | 'REDIS_READ_FAILED'
   | 'REDIS_EVENTS_LOST'
   | 'REDIS_SESSIONS_FAILED'
-  | 'REDIS_TASK_STORE_FAILED';
+  | 'REDIS_TASK_STORE_FAILED'
+  | 'REDIS_LIMIT_STORE_FAILED';
 
 /** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
 export class PierRedisError extends Error {

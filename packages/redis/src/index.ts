@@ -13,6 +13,12 @@ export {
   redisHealthCheck,
 } from './health.js';
 export {
+  type RedisLimitClientLike,
+  type RedisLimitStore,
+  type RedisLimitStoreOptions,
+  redisLimitStore,
+} from './limit-store.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,
