@@ -1,0 +1,313 @@
+// limitsPlugin() options: what a user writes, and their validation at the call (every problem in one
+// message), into the rules the middleware runs.
+import { type LimitStore, type MiddlewareContext, PierError, type ToolDeclaration } from '@pier/core';
+import { describeValue } from '@pier/core/transport';
+
+/** Whose budget a request spends. */
+export type LimitKey =
+  /** The caller the authenticator names (`ctx.principal`); anonymous callers share one budget. */
+  | 'principal'
+  /** The OAuth client (`ctx.auth.clientId`); anonymous callers share one budget. */
+  | 'client'
+  /** The caller's IP address (see `clientIp`); requests without one (stdio) share one budget. */
+  | 'ip'
+  /** One budget for the whole server (the fleet, with a shared store). */
+  | 'server'
+  /** Your own key; `undefined` or `''` is one shared budget. */
+  | ((ctx: MiddlewareContext) => string | undefined);
+
+/** A tool's annotations, as declared (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`…). */
+export type ToolAnnotationsMatch = Readonly<Partial<NonNullable<ToolDeclaration['annotations']>>>;
+
+/** One limit. Give exactly one of `rate`, `quota` and `concurrency`. */
+export interface LimitRule {
+  /** Names the limit in errors, headers and metrics: 1–64 of `A-Z a-z 0-9 _ . -`, unique. */
+  readonly name: string;
+  /** Whose budget a request spends. */
+  readonly key: LimitKey;
+  /**
+   * The requests it counts: a method (`tools/list`), several, or `'*'` (the default without `tools` or
+   * `annotations`): every request but `initialize`, `server/discover` and `ping`, which are never limited.
+   */
+  readonly methods?: string | readonly string[];
+  /** `tools/call` of these tools only: names, or a test of each tool's declaration. */
+  readonly tools?: string | readonly string[] | ((tool: ToolDeclaration) => boolean);
+  /** `tools/call` of tools whose annotations have these values (`{ readOnlyHint: false }`). */
+  readonly annotations?: ToolAnnotationsMatch;
+  /**
+   * A token bucket: at most `limit` units at once, refilled at `limit` per `windowMs` (in any span of
+   * `t` ms it admits at most `limit + limit·t/windowMs` units).
+   */
+  readonly rate?: { readonly limit: number; readonly windowMs: number };
+  /** At most `limit` units per fixed window (default a day, from 00:00 UTC), the same for every replica. */
+  readonly quota?: { readonly limit: number; readonly windowMs?: number };
+  /** At most `limit` of its requests in flight at once. */
+  readonly concurrency?: { readonly limit: number };
+  /**
+   * When the store cannot be reached: `'open'` (the default) lets the request through, uncounted;
+   * `'closed'` refuses it (503 with `Retry-After`, or a tool error for a tool limit).
+   */
+  readonly onStoreError?: 'open' | 'closed';
+}
+
+/** Options of `limitsPlugin`. */
+export interface LimitsPluginOptions {
+  readonly rules: readonly LimitRule[];
+  /**
+   * Where the counts live. Default: a new `InMemoryLimitStore` (this process only: N replicas admit N times
+   * the limit). Give every replica the same shared store (`redisLimitStore` of `@pier/redis`) for fleet-wide limits.
+   */
+  readonly store?: LimitStore;
+  /** Units a call of each tool costs in rate and quota limits (whole numbers ≥ 1; default 1). */
+  readonly costs?: Readonly<Record<string, number>>;
+  /**
+   * The caller's IP address for `key: 'ip'`. Default: the socket's (`ctx.remoteAddress`). Behind a proxy,
+   * read the header your proxy sets, trusting only the part your proxy wrote.
+   */
+  readonly clientIp?: (ctx: MiddlewareContext) => string | undefined;
+  /** `false`: no `RateLimit`/`RateLimit-Policy` response headers. Default `true`. */
+  readonly headers?: boolean;
+}
+
+/** Methods no rule ever counts: a client must always be able to find the server and learn what it is. */
+export const NEVER_LIMITED: ReadonlySet<string> = new Set(['initialize', 'server/discover', 'ping']);
+
+/** A rule ready to run. */
+export interface Rule {
+  readonly name: string;
+  readonly kind: 'rate' | 'quota' | 'concurrency';
+  readonly limit: number;
+  /** Rate and quota: the window; concurrency: 0. */
+  readonly windowMs: number;
+  readonly key: LimitKey;
+  /** `'*'`: every request but {@link NEVER_LIMITED}. */
+  readonly methods: ReadonlySet<string> | '*';
+  /** Set for a tool limit: which tools it counts. */
+  readonly tool: ((tool: ToolDeclaration) => boolean) | undefined;
+  readonly failClosed: boolean;
+  /** This rule's member of `RateLimit-Policy`. */
+  readonly policy: string;
+  /** "10 calls per minute per principal". */
+  readonly description: string;
+}
+
+/** What the middleware runs on. */
+export interface Normalized {
+  readonly rules: readonly Rule[];
+  readonly store: LimitStore | undefined;
+  readonly costs: ReadonlyMap<string, number>;
+  readonly clientIp: ((ctx: MiddlewareContext) => string | undefined) | undefined;
+  readonly headers: boolean;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const KEYS = new Set(['principal', 'client', 'ip', 'server']);
+const DAY_MS = 86_400_000;
+
+/** Validates `options`; throws a `PierError` (`OPTIONS_INVALID`) listing every problem. */
+export function normalizeOptions(options: LimitsPluginOptions): Normalized {
+  if (options === null || typeof options !== 'object') {
+    throw new PierError(
+      'OPTIONS_INVALID',
+      `limitsPlugin: options must be an object { rules, store?, costs?, clientIp?, headers? } (got ${describeValue(options)})`,
+    );
+  }
+  const problems: string[] = [];
+  const { rules, store, costs, clientIp, headers } = options;
+  const normalized: Rule[] = [];
+  if (!Array.isArray(rules)) problems.push(`rules must be a list of rules (got ${describeValue(rules)})`);
+  else {
+    const names = new Set<string>();
+    rules.forEach((rule, index) => {
+      const where = `rules[${index}]${typeof rule?.name === 'string' ? ` ("${rule.name}")` : ''}`;
+      const made = normalizeRule(rule, where, problems);
+      if (made === undefined) return;
+      if (names.has(made.name)) problems.push(`${where}: the name "${made.name}" is used by another rule`);
+      names.add(made.name);
+      normalized.push(made);
+    });
+  }
+  if (
+    store !== undefined &&
+    (typeof store?.consume !== 'function' || typeof (store as LimitStore).release !== 'function')
+  ) {
+    problems.push('store must have consume() and release() (a LimitStore)');
+  }
+  const weights = new Map<string, number>();
+  if (costs !== undefined) {
+    if (costs === null || typeof costs !== 'object' || Array.isArray(costs)) {
+      problems.push(`costs must be an object { toolName: units } (got ${describeValue(costs)})`);
+    } else {
+      for (const [tool, cost] of Object.entries(costs)) {
+        if (!Number.isSafeInteger(cost) || cost < 1) {
+          problems.push(`costs["${tool}"] must be a whole number ≥ 1 (got ${describeValue(cost)})`);
+        } else weights.set(tool, cost);
+      }
+    }
+  }
+  if (clientIp !== undefined && typeof clientIp !== 'function') {
+    problems.push(`clientIp must be a function (ctx) => string | undefined (got ${describeValue(clientIp)})`);
+  }
+  if (headers !== undefined && typeof headers !== 'boolean') {
+    problems.push(`headers must be a boolean (got ${describeValue(headers)})`);
+  }
+  if (problems.length > 0) throw new PierError('OPTIONS_INVALID', `limitsPlugin: ${problems.join('; ')}`);
+  return { rules: normalized, store, costs: weights, clientIp, headers: headers ?? true };
+}
+
+function normalizeRule(rule: LimitRule, where: string, problems: string[]): Rule | undefined {
+  if (rule === null || typeof rule !== 'object') {
+    problems.push(`${where} must be an object { name, key, rate | quota | concurrency, … }`);
+    return undefined;
+  }
+  const before = problems.length;
+  const { name, key, methods, tools, annotations, onStoreError } = rule;
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    problems.push(`${where}: name must be 1–64 of A-Z a-z 0-9 _ . - (got ${describeValue(name)})`);
+  }
+  if (typeof key !== 'function' && !KEYS.has(key as string)) {
+    problems.push(
+      `${where}: key must be 'principal', 'client', 'ip', 'server' or a function (got ${describeValue(key)})`,
+    );
+  }
+  const limits = (['rate', 'quota', 'concurrency'] as const).filter((kind) => rule[kind] !== undefined);
+  if (limits.length !== 1) {
+    problems.push(`${where}: give exactly one of rate, quota and concurrency (got ${limits.length})`);
+  }
+  const kind = limits[0] ?? 'rate';
+  const spec = (rule[kind] ?? {}) as { limit?: unknown; windowMs?: unknown };
+  const limit = spec.limit;
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1) {
+    problems.push(`${where}: ${kind}.limit must be a whole number ≥ 1 (got ${describeValue(limit)})`);
+  }
+  let windowMs = 0;
+  if (kind !== 'concurrency') {
+    const given = spec.windowMs ?? (kind === 'quota' ? DAY_MS : undefined);
+    if (!Number.isSafeInteger(given) || (given as number) < 1) {
+      problems.push(
+        `${where}: ${kind}.windowMs must be a whole number of ms ≥ 1 (got ${describeValue(given)})`,
+      );
+    } else windowMs = given as number;
+  }
+  let methodSet: ReadonlySet<string> | '*' = '*';
+  const forTools = tools !== undefined || annotations !== undefined;
+  if (methods !== undefined) {
+    const list = typeof methods === 'string' ? [methods] : methods;
+    if (!Array.isArray(list) || list.length === 0 || list.some((m) => typeof m !== 'string' || m === '')) {
+      problems.push(`${where}: methods must be a method, a non-empty list of methods, or '*'`);
+    } else if (!list.includes('*')) {
+      const never = list.filter((method) => NEVER_LIMITED.has(method));
+      if (never.length > 0) {
+        problems.push(
+          `${where}: ${never.join(', ')} cannot be limited (a client must always be able to find the server)`,
+        );
+      }
+      if (forTools && list.some((method) => method !== 'tools/call')) {
+        problems.push(`${where}: a rule with tools or annotations counts tools/call only; drop methods`);
+      }
+      methodSet = new Set(list);
+    }
+  }
+  if (forTools) methodSet = new Set(['tools/call']);
+  const tool = toolTest(tools, annotations, where, problems);
+  if (onStoreError !== undefined && onStoreError !== 'open' && onStoreError !== 'closed') {
+    problems.push(`${where}: onStoreError must be 'open' or 'closed' (got ${describeValue(onStoreError)})`);
+  }
+  if (problems.length > before) return undefined;
+  const count = limit as number;
+  return {
+    name,
+    kind,
+    limit: count,
+    windowMs,
+    key,
+    methods: methodSet,
+    tool,
+    failClosed: onStoreError === 'closed',
+    policy: policyOf(name, kind, count, windowMs),
+    description: describeRule(kind, count, windowMs, key, tool !== undefined),
+  };
+}
+
+/** The test a tool must pass for a tool limit; `undefined` for a rule that is not one. */
+function toolTest(
+  tools: LimitRule['tools'],
+  annotations: LimitRule['annotations'],
+  where: string,
+  problems: string[],
+): ((tool: ToolDeclaration) => boolean) | undefined {
+  let byName: ((tool: ToolDeclaration) => boolean) | undefined;
+  if (typeof tools === 'function') byName = tools;
+  else if (tools !== undefined) {
+    const list = typeof tools === 'string' ? [tools] : tools;
+    if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string' || t === '')) {
+      problems.push(
+        `${where}: tools must be a tool name, a non-empty list of names, or a function (tool) => boolean`,
+      );
+    } else {
+      const names = new Set(list);
+      byName = (tool) => names.has(tool.name);
+    }
+  }
+  let byAnnotations: ((tool: ToolDeclaration) => boolean) | undefined;
+  if (annotations !== undefined) {
+    if (annotations === null || typeof annotations !== 'object' || Array.isArray(annotations)) {
+      problems.push(`${where}: annotations must be an object such as { readOnlyHint: false }`);
+    } else {
+      const wanted = Object.entries(annotations);
+      byAnnotations = (tool) => {
+        const declared = (tool.annotations ?? {}) as Readonly<Record<string, unknown>>;
+        return wanted.every(([name, value]) => declared[name] === value);
+      };
+    }
+  }
+  if (byName !== undefined && byAnnotations !== undefined) {
+    const [first, second] = [byName, byAnnotations];
+    return (tool) => first(tool) && second(tool);
+  }
+  return byName ?? byAnnotations;
+}
+
+/** The rule's member of `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers): `"name";q=10;w=60`. */
+function policyOf(name: string, kind: Rule['kind'], limit: number, windowMs: number): string {
+  if (kind === 'concurrency') return `"${name}";q=${limit};qu="concurrent-requests"`;
+  return `"${name}";q=${limit};w=${Math.max(1, Math.ceil(windowMs / 1_000))}`;
+}
+
+function describeRule(
+  kind: Rule['kind'],
+  limit: number,
+  windowMs: number,
+  key: LimitKey,
+  forTools: boolean,
+): string {
+  const whose =
+    key === 'principal'
+      ? 'per principal'
+      : key === 'client'
+        ? 'per OAuth client'
+        : key === 'ip'
+          ? 'per IP address'
+          : key === 'server'
+            ? 'for the whole server'
+            : 'per caller';
+  const what = forTools ? (limit === 1 ? 'call' : 'calls') : limit === 1 ? 'request' : 'requests';
+  if (kind === 'concurrency') return `at most ${limit} ${what} in flight ${whose}`;
+  return `${limit} ${what} per ${spanOf(windowMs)} ${whose}`;
+}
+
+/** `60_000` → `minute`, `90_000` → `90 s`. */
+export function spanOf(ms: number): string {
+  const named: Record<number, string> = {
+    1000: 'second',
+    60000: 'minute',
+    3600000: 'hour',
+    [DAY_MS]: 'day (UTC)',
+  };
+  const name = named[ms];
+  if (name !== undefined) return name;
+  if (ms % DAY_MS === 0) return `${ms / DAY_MS} days`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return ms % 1_000 === 0 ? `${ms / 1_000} s` : `${ms} ms`;
+}
