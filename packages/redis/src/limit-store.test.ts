@@ -140,7 +140,7 @@ describe('redisLimitStore', () => {
       code: 'REDIS_LIMIT_STORE_FAILED',
     });
     await expect(store?.check()).rejects.toThrow();
-    // Not a wait for the reconnect: well under the 250 ms command timeout (bounded, not a timing claim).
+    // Not a wait for the reconnect (bounded, not a timing claim).
     expect(Date.now() - started).toBeLessThan(5_000);
     await redis.restart();
     for (let waited = 0; waited < 5_000; waited += 50) {

@@ -38,7 +38,8 @@ export interface RedisLimitStoreOptions {
   readonly prefix?: string;
   /**
    * How long one request's check may wait for Redis before it fails (and its rules fail open or closed),
-   * in ms. Default 250.
+   * in ms. Default 1,000: long enough for a loaded machine, short enough that a Redis that stopped
+   * answering costs each call at most a second.
    */
   readonly timeoutMs?: number;
   /**
@@ -201,6 +202,8 @@ class ScriptLimitStore implements RedisLimitStore {
         for (let waited = 0; !client.isReady && !this.#closed && waited < 10_000; waited += 25) {
           await sleep(25);
         }
+        // The script is cached in Redis before the first request: no NOSCRIPT round trip then.
+        if (client.isReady) await this.#run('load', CONSUME, [], ['1']).catch(() => undefined);
       },
       () => undefined,
     );
@@ -403,7 +406,7 @@ function resolveOptions(options: RedisLimitStoreOptions): Resolved {
     );
   }
   const issues: string[] = [];
-  const { url, client, prefix, onerror, timeoutMs = 250, leaseMs = 30_000 } = options;
+  const { url, client, prefix, onerror, timeoutMs = 1_000, leaseMs = 30_000 } = options;
   if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
   // Never quote the URL: it may carry a password.
   if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
