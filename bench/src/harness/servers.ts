@@ -24,7 +24,8 @@ export type ServerId =
   | 'pier-observer'
   | 'pier-otel-sdk-traces'
   | 'pier-otel-sdk-metrics'
-  | 'pier-otel-floor';
+  | 'pier-otel-floor'
+  | 'pier-limits';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -160,20 +161,26 @@ const OTEL_VARIANTS = {
     'Pier + the SDK floor of one span and one record (no plugin), no-op exporters',
   ],
 } as const;
-export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
-  ([id, [mode, label]]) => ({
-    id: id as ServerId,
+const VARIANTS: readonly [string, string, Readonly<Record<string, string>>][] = [
+  ...Object.entries(OTEL_VARIANTS).map(([id, [mode, label]]): [string, string, Record<string, string>] => [
+    id,
     label,
-    program: join(SERVERS_DIR, 'pier.js'),
-    env: { BENCH_OTEL: mode },
-    eras: ['modern', 'legacy'],
-    sessionful: false,
-    live: '/health/live',
-    ready: '/health/ready',
-    healthLoad: false,
-    countsChecks: true,
-  }),
-);
+    { BENCH_OTEL: mode },
+  ]),
+  ['pier-limits', 'Pier + limitsPlugin(), one rate on echo, in memory', { BENCH_LIMITS: 'memory' }],
+];
+export const PLUGIN_VARIANTS: readonly ServerSpec[] = VARIANTS.map(([id, label, env]) => ({
+  id: id as ServerId,
+  label,
+  program: join(SERVERS_DIR, 'pier.js'),
+  env,
+  eras: ['modern', 'legacy'],
+  sessionful: false,
+  live: '/health/live',
+  ready: '/health/ready',
+  healthLoad: false,
+  countsChecks: true,
+}));
 
 /** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
 export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [

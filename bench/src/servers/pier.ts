@@ -99,10 +99,34 @@ const otelPlugins: PierPlugin[] =
             }),
           ];
 
+// `BENCH_LIMITS=memory|redis` (limits-overhead.ts): `limitsPlugin()` with one rule on echo, per principal,
+// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`).
+const limitsMode = process.env.BENCH_LIMITS;
+const limitPlugins: PierPlugin[] = [];
+if (limitsMode === 'memory' || limitsMode === 'redis') {
+  const { limitsPlugin } = await import('@pier/plugin-limits');
+  const store =
+    limitsMode === 'redis'
+      ? (await import('@pier/redis')).redisLimitStore({
+          url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+          prefix: `bench:${process.pid}:`,
+        })
+      : undefined;
+  await store?.ready;
+  limitPlugins.push(
+    limitsPlugin({
+      ...(store !== undefined && { store }),
+      rules: [
+        { name: 'echo', key: 'principal', tools: 'echo', rate: { limit: 1_000_000_000, windowMs: 1_000 } },
+      ],
+    }),
+  );
+}
+
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: [health, ...auth, ...otelPlugins],
+  plugins: [health, ...auth, ...otelPlugins, ...limitPlugins],
 })
 class BenchServer {
   @Tool({ description: ECHO_DESCRIPTION, input: ECHO_INPUT })

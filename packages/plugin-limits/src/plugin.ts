@@ -154,7 +154,9 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
         holds ??= [];
         holds.push({ key, holder });
       } else {
-        checks.push({ kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost: plan.cost });
+        // A cost above the limit spends all of it (more could never pass).
+        const cost = Math.min(plan.cost, rule.limit);
+        checks.push({ kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost });
       }
     }
     // A task-augmented call expects a task or an error, never a plain tool result.
