@@ -1,13 +1,15 @@
 // `pnpm bench`: every measurement, in rounds, then bench/RESULTS.md and bench/results/latest.json.
 // `--smoke` (or BENCH_SMOKE=1): 1 s per measurement, no warm-up, one round, each server spawned once (that
 // start is its cold start), 100 sessions, no install footprint.
-// `--out FILE` and `--json FILE` write elsewhere; `--only id,id` limits the servers (for development).
+// `--out FILE` and `--json FILE` write elsewhere (the charts go to charts/ beside the report);
+// `--only id,id` limits the servers (for development).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { chartData, writeCharts } from './charts.js';
 import { type Footprint, installFootprint } from './harness/footprint.js';
 import {
   type MemorySample,
@@ -187,7 +189,10 @@ const results: BenchResults = {
 mkdirSync(dirname(values.json), { recursive: true });
 writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(values.out, keepSections(renderReport(results), values.out));
-log(`wrote ${values.out} and ${values.json} in ${results.meta.durationSeconds} s`);
+// The charts (and the figures they show, committed where the raw samples are not) go beside the report.
+const chartsDir = join(dirname(values.out), 'charts');
+writeCharts(chartData(results), chartsDir);
+log(`wrote ${values.out}, ${chartsDir}/ and ${values.json} in ${results.meta.durationSeconds} s`);
 const failed = verifications.filter((v) => !v.ok);
 if (failed.length > 0) {
   for (const v of failed) log(`FAILED ${v.server} ${v.check}: ${v.detail}`);

@@ -7,6 +7,7 @@ import { dataDirOf, readConfig } from './config.js';
 import { notesLimits } from './limits.js';
 import { createNotesServer } from './notes-server.js';
 import { FileNotesStore, type NotesStore } from './notes-store.js';
+import { oauthProxyParts } from './oauth-proxy.js';
 import { type ScaleOutParts, scaleOutParts } from './scale-out.js';
 import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
 import { startOtlp, telemetryPlugin } from './telemetry.js';
@@ -50,6 +51,15 @@ const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(con
 // ADD_NOTE_LIMIT: add_note calls per principal per minute, counted in Redis for the fleet with REDIS_URL.
 const limits = notesLimits(config.addNoteLimit, shared?.limitStore);
 
+// AUTH_UPSTREAM_*: proxy mode, MCP clients log in with GitHub, Google or an OpenID Connect provider.
+let proxy: ReturnType<typeof oauthProxyParts>;
+try {
+  proxy = oauthProxyParts(config, createLogger({ scope: SERVER_NAME, level: logLevel }));
+} catch (error) {
+  // The proxy's messages name settings, never a secret's value.
+  fail(`cannot set up the OAuth proxy: ${messageOf(error)}`);
+}
+
 const server = createNotesServer(
   {
     config,
@@ -61,7 +71,11 @@ const server = createNotesServer(
   {
     logLevel,
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
-    plugins: [telemetryPlugin(config, limits), ...(limits === undefined ? [] : [limits])],
+    plugins: [
+      telemetryPlugin(config, limits),
+      ...(proxy === undefined ? [] : [proxy.plugin]),
+      ...(limits === undefined ? [] : [limits]),
+    ],
     ...(shared !== undefined && { eventBus: shared.eventBus, requestState: shared.requestState }),
     ...(shared?.tasks !== undefined && { tasks: shared.tasks }),
     ...(shared === undefined &&
@@ -72,6 +86,7 @@ const server = createNotesServer(
 server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
 // Hooks run last added first: Redis is closed after the notes are flushed.
 if (shared !== undefined) server.onClose(() => (shared as ScaleOutParts).close());
+if (proxy !== undefined) server.onClose(() => proxy?.close());
 // Core closes the server on SIGTERM (after the drain) or SIGINT, or when a stdio client ends stdin. The
 // hook runs once the last request was answered and before the process exits, so every note a client
 // was told about is on disk. A failed flush is logged and makes the exit code 1.

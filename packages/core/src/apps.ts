@@ -65,7 +65,11 @@ const VISIBILITY: readonly unknown[] = ['model', 'app'];
 const CSP_FIELDS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'];
 
-/** Checks a tool's `_meta.ui` and lists the link under the older flat key too, as hosts still read both. */
+/**
+ * Checks a tool's `_meta.ui` and lists the link under both keys, `ui.resourceUri` and the older flat
+ * `ui/resourceUri`, whichever was declared: hosts read one or the other (the extension's own
+ * `registerAppTool` fills in both the same way).
+ */
 export function toolAppMeta(meta: Meta | undefined, where: string): Meta | undefined {
   const ui = meta?.ui;
   const legacy = meta?.[LEGACY_RESOURCE_URI_KEY];
@@ -73,7 +77,7 @@ export function toolAppMeta(meta: Meta | undefined, where: string): Meta | undef
   if (legacy !== undefined && !isUiUri(legacy)) {
     fail(where, `_meta["${LEGACY_RESOURCE_URI_KEY}"]`, 'a ui:// URI', legacy);
   }
-  if (ui === undefined) return meta;
+  if (ui === undefined) return Object.freeze({ ...meta, ui: { resourceUri: legacy } });
   if (!isRecord(ui)) fail(where, '_meta.ui', 'an object { resourceUri?, visibility? }', ui);
   const { resourceUri, visibility } = ui;
   if (resourceUri !== undefined && !isUiUri(resourceUri)) {
@@ -90,7 +94,9 @@ export function toolAppMeta(meta: Meta | undefined, where: string): Meta | undef
   if (ui.csp !== undefined || ui.permissions !== undefined) {
     fail(where, '_meta.ui', 'without csp and permissions: they belong on the ui:// resource', ui);
   }
-  if (resourceUri === undefined) return meta;
+  if (resourceUri === undefined) {
+    return legacy === undefined ? meta : Object.freeze({ ...meta, ui: { ...ui, resourceUri: legacy } });
+  }
   if (legacy !== undefined && legacy !== resourceUri) {
     fail(
       where,

@@ -1,6 +1,5 @@
 // The plugin contract: what a plugin is, and what it can do through its context. Types only: nothing here
 // pulls HTTP code into core. The transport contract is in transport-contract.ts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { CloseHook } from './close-hooks.js';
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from './declaration.js';
@@ -15,13 +14,37 @@ import type { LifecycleListener, LifecycleState } from './lifecycle.js';
 import type { Logger } from './logger.js';
 import type { TaskStatus } from './task-store.js';
 
-/** An HTTP route a plugin adds; every HTTP transport serves it before its MCP endpoint. */
+/**
+ * An HTTP route a plugin adds; every HTTP transport serves it before its MCP endpoint, on every runtime.
+ * Its handler is web-standard: a `Request` in, a `Response` out (synchronously when it can).
+ *
+ * @example
+ * ```ts
+ * ctx.addRoute({ method: 'GET', path: '/version', handler: () => Response.json({ version: '1.2.0' }) });
+ * ```
+ */
 export interface HttpRoute {
-  /** Upper-case HTTP method, such as `GET`. A `GET` route also answers `HEAD`. */
+  /** Upper-case HTTP method, such as `GET`. A `GET` route also answers `HEAD` (the transport drops the body). */
   readonly method: string;
   /** Exact path, such as `/health`; the query string is ignored when matching. */
   readonly path: string;
-  readonly handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  readonly handler: (request: Request) => Response | Promise<Response>;
+}
+
+/**
+ * What an {@link HttpAuthenticator} reads of a request, the same on every runtime and framework: no body, no
+ * copy of the headers (a node transport reads its own request's on demand).
+ */
+export interface HttpRequestHead {
+  /** Upper-case, such as `POST`. */
+  readonly method: string;
+  /** The request target as sent: the path and query string, such as `/mcp?x=1`. */
+  readonly url: string;
+  /**
+   * A header by its lower-case name; `undefined` when absent. A header sent more than once reads as its
+   * values joined with `, `, as HTTP folds them (so a repeated `Authorization` shows as one with a comma).
+   */
+  header(name: string): string | undefined;
 }
 
 /** Identity of the server a plugin is attached to. */
@@ -209,7 +232,7 @@ export type ObservedOutcome =
  * and the scope checks of tools, resources and prompts, on both protocol eras.
  */
 export interface HttpAuthenticator {
-  authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome>;
+  authenticate(request: HttpRequestHead): HttpAuthOutcome | Promise<HttpAuthOutcome>;
   /**
    * A stable key for the principal behind `authInfo` (the same user with a refreshed token gives the same
    * key). A 2025-era session remembers the key of the principal that opened it and answers any other

@@ -328,7 +328,7 @@ describe('duplicates and conflicts', () => {
   ])('rejects %s %s and %s %s from two plugins, naming both', (m1, p1, m2, p2) => {
     const route = (name: string, method: string, path: string): PierPlugin => ({
       name,
-      setup: (ctx) => ctx.addRoute({ method, path, handler: () => {} }),
+      setup: (ctx) => ctx.addRoute({ method, path, handler: () => new Response() }),
     });
     const error = thrown(() =>
       createServer(
@@ -348,8 +348,8 @@ describe('duplicates and conflicts', () => {
     const plugin: PierPlugin = {
       name: 'both',
       setup(ctx) {
-        ctx.addRoute({ method: 'GET', path: '/hook', handler: () => {} });
-        ctx.addRoute({ method: 'POST', path: '/hook', handler: () => {} });
+        ctx.addRoute({ method: 'GET', path: '/hook', handler: () => new Response() });
+        ctx.addRoute({ method: 'POST', path: '/hook', handler: () => new Response() });
       },
     };
     const server = createServer(defineServer({ name: 'weather', version: '1', plugins: [plugin] }), quiet);
@@ -367,7 +367,7 @@ describe('duplicates and conflicts', () => {
   ])('rejects a route with a bad %s', (field, route) => {
     const plugin: PierPlugin = {
       name: 'routes',
-      setup: (ctx) => ctx.addRoute({ handler: () => {}, ...route } as never),
+      setup: (ctx) => ctx.addRoute({ handler: () => new Response(), ...route } as never),
     };
     const error = thrown(() =>
       createServer(defineServer({ name: 'weather', version: '1', plugins: [plugin] }), quiet),

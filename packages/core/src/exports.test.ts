@@ -7,6 +7,7 @@ it('@pier/core exports exactly its allow-list', () => {
   expect(Object.keys(entry0).sort()).toEqual([
     'APPS_EXTENSION_ID',
     'APP_MIME_TYPE',
+    'InMemoryKeyValueStore',
     'InMemoryLimitStore',
     'InMemoryTaskStore',
     'MCPServer',

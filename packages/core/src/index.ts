@@ -43,6 +43,7 @@ export type {
   HttpAuthenticator,
   HttpAuthOutcome,
   HttpRefusal,
+  HttpRequestHead,
   HttpRoute,
   McpObserver,
   MethodHandler,
@@ -89,6 +90,8 @@ export { definePrompt, defineResource, defineServer, defineTool } from './define
 export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
 export type { PierErrorCode, RefusalOptions } from './errors.js';
 export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
+export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './kv-store.js';
+export { InMemoryKeyValueStore } from './kv-store.js';
 export type { LifecycleListener, LifecycleState } from './lifecycle.js';
 export type {
   ConcurrencyLimitCheck,

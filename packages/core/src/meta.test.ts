@@ -43,6 +43,12 @@ class NotesServer {
     return 'deleted';
   }
 
+  // The older flat key alone, as hosts from before `_meta.ui` read it.
+  @Tool({ _meta: { 'ui/resourceUri': 'ui://notes/board', ui: { visibility: ['model'] } } })
+  show_board() {
+    return 'board';
+  }
+
   @Resource({
     uri: 'ui://notes/board',
     title: 'Notes board',
@@ -88,6 +94,11 @@ describe.each(Object.keys(ERAS) as Era[])('icons, title and _meta (%s)', (era) =
     });
     expect(tools.find((tool) => tool.name === 'delete_note')?._meta).toEqual({
       ui: { resourceUri: 'ui://notes/board', visibility: ['app'] },
+      'ui/resourceUri': 'ui://notes/board',
+    });
+    // Declared with the flat key only: listed under both, as the extension's registerAppTool does.
+    expect(tools.find((tool) => tool.name === 'show_board')?._meta).toEqual({
+      ui: { resourceUri: 'ui://notes/board', visibility: ['model'] },
       'ui/resourceUri': 'ui://notes/board',
     });
     const { resources } = await mcp.listResources();

@@ -13,7 +13,7 @@ function recorder(name: string, order: string[], route?: string): PierPlugin {
     name,
     setup(ctx) {
       order.push(name);
-      if (route) ctx.addRoute({ method: 'GET', path: route, handler: () => {} });
+      if (route) ctx.addRoute({ method: 'GET', path: route, handler: () => new Response() });
     },
   };
 }

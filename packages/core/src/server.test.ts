@@ -193,7 +193,7 @@ describe('close', () => {
 
 describe('plugins', () => {
   it('register tools, resources, prompts and routes, and log under their name', async () => {
-    const handler = () => {};
+    const handler = () => new Response();
     const plugin: PierPlugin = {
       name: 'extras',
       setup(ctx) {

@@ -21,6 +21,7 @@ export type {
   HttpAuthenticator,
   HttpAuthOutcome,
   HttpRefusal,
+  HttpRequestHead,
   HttpRoute,
   ObservedStream,
   ScopeChallenge,

@@ -6,6 +6,7 @@ import {
   errors,
   type JWTHeaderParameters,
   type JWTPayload,
+  type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
 import { metadataFetcher } from './discovery.js';
@@ -28,6 +29,14 @@ export interface JwtOptions {
   readonly strictAudience?: boolean;
   /** The key set's URL, skipping discovery. Only with a single authorization server. */
   readonly jwksUri?: string;
+  /**
+   * The keys themselves, instead of a key set fetched over HTTP: a function jose calls with each token's
+   * protected header, resolving the public key for its `kid` (or throwing jose's `JWKSNoMatchingKey`).
+   * For an authorization server running in the same process, such as `@pier/oauth-proxy`. It should
+   * resolve the same key object for the same `kid`: the verified-token cache checks that. Only with a
+   * single authorization server, and not with `jwksUri`.
+   */
+  readonly keys?: JWTVerifyGetKey;
   /** An unknown `kid` refetches the key set at most once per this many milliseconds. Default 30000. */
   readonly cooldownMs?: number;
   /** How long a key set is used before it is fetched again, in milliseconds. Default 600000. */
@@ -78,22 +87,29 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
   if (options.jwksUri !== undefined && issuerProblem(options.jwksUri) !== undefined) {
     issues.add(`jwksUri must be an https URL (http for loopback) (got ${shown(options.jwksUri)})`);
   }
+  if (options.keys !== undefined && typeof options.keys !== 'function') {
+    issues.add(`keys must be a function (protectedHeader) => key (got ${shown(options.keys)})`);
+  }
+  if (options.keys !== undefined && options.jwksUri !== undefined)
+    issues.add('give keys or jwksUri, not both');
   issues.throwIfAny('jwt()');
   const timeoutMs = options.timeoutMs ?? 5_000;
 
   return {
     kind: 'jwt',
     create(settings) {
-      if (options.jwksUri !== undefined && settings.authorizationServers.length !== 1) {
+      const own = options.jwksUri !== undefined ? 'jwksUri' : options.keys !== undefined ? 'keys' : undefined;
+      if (own !== undefined && settings.authorizationServers.length !== 1) {
         const issues = new Issues();
-        issues.add('jwksUri can be given only with a single authorization server');
+        issues.add(`${own} can be given only with a single authorization server`);
         issues.throwIfAny('jwt()');
       }
+      const localKeys = options.keys;
       const keySets = new Map(
         settings.authorizationServers.map((issuer) => {
           const metadata = metadataFetcher(issuer, timeoutMs);
-          let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-          const keySet = async () => {
+          let keys: KeySet | undefined = localKeys;
+          const keySet = async (): Promise<KeySet> => {
             if (keys !== undefined) return keys;
             const uri = options.jwksUri ?? (await metadata()).jwks_uri;
             if (uri === undefined || issuerProblem(uri) !== undefined) {
@@ -203,6 +219,8 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
           return result;
         },
         async probe(signal) {
+          // Keys held in this process are always within reach.
+          if (localKeys !== undefined) return;
           for (const [issuer, source] of keySets) {
             const uri = await source.uri();
             if (uri === undefined) throw new Error(`the metadata of ${issuer} has no jwks_uri`);
@@ -224,11 +242,14 @@ function keyOf(token: string): string {
   return token.length <= KEY_CHARS ? token : token.slice(-KEY_CHARS);
 }
 
+/** A remote key set (with its `fresh` flag), or the keys of an authorization server in this process. */
+type KeySet = JWTVerifyGetKey & { readonly fresh?: boolean };
+
 interface CachedToken {
   /** The whole token: a token that only ends the same is another token. */
   readonly token: string;
   readonly result: VerifiedToken;
-  readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly keys: KeySet;
   readonly header: JWTHeaderParameters;
   readonly key: unknown;
   readonly until: number;

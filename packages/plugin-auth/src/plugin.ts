@@ -1,6 +1,12 @@
 // authPlugin(): protected resource metadata routes, and the authenticator of the MCP endpoint.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, HttpAuthenticator, HttpAuthOutcome, Logger, PierPlugin } from '@pier/core';
+import type {
+  AuthInfo,
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRequestHead,
+  Logger,
+  PierPlugin,
+} from '@pier/core';
 import { AuthInfos, authDetails } from './auth-info.js';
 import { bearerChallenge, everydayToken, presented, refusal } from './challenge.js';
 import { Issues, type RejectionReason, shown, TokenRejectedError } from './errors.js';
@@ -184,16 +190,16 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
   };
 
   const authenticator: HttpAuthenticator = {
-    authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome> {
+    authenticate(request: HttpRequestHead): HttpAuthOutcome | Promise<HttpAuthOutcome> {
       // A token verified a moment ago, its key set unchanged: answered without waiting on anything, and
       // without checking its syntax again (it passed when it was verified).
-      const everyday = verifier.cached && everydayToken(req, settings.maxTokenLength);
+      const everyday = verifier.cached && everydayToken(request, settings.maxTokenLength);
       const known = everyday ? verifier.cached?.(everyday) : undefined;
       if (known !== undefined) {
         const authInfo = authInfos.of(everyday as string, known);
         return scopeRefusal(authInfo) ?? { authInfo };
       }
-      const credentials = presented(req, settings.maxTokenLength);
+      const credentials = presented(request, settings.maxTokenLength);
       if (credentials.kind === 'token' && credentials.token !== everyday) {
         const cached = verifier.cached?.(credentials.token);
         if (cached !== undefined) {
@@ -227,23 +233,22 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
       resource_documentation: options.resourceDocumentation,
     }),
   });
-  const serveMetadata = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(document),
-      'cache-control': `public, max-age=${settings.metadataMaxAgeSeconds}`,
-      'access-control-allow-origin': '*',
-    });
-    res.end(document);
+  const metadataHeaders = {
+    'content-type': 'application/json',
+    'cache-control': `public, max-age=${settings.metadataMaxAgeSeconds}`,
+    'access-control-allow-origin': '*',
   };
-  const preflight = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(204, {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-      'access-control-max-age': '86400',
+  const serveMetadata = (request: Request) =>
+    new Response(request.method === 'HEAD' ? null : document, { headers: metadataHeaders });
+  const preflight = () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        'access-control-max-age': '86400',
+      },
     });
-    res.end();
-  };
   const paths = [new URL(metadataUrl).pathname];
   if (settings.rootMetadata && !paths.includes('/.well-known/oauth-protected-resource')) {
     paths.push('/.well-known/oauth-protected-resource');
@@ -267,7 +272,11 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         ctx.addRoute({ method: 'OPTIONS', path, handler: preflight });
       }
       ctx.setAuthenticator(authenticator);
-      if (settings.visibility === 'hide') ctx.use(LIST_METHODS, hideUnusable(authenticator as Required<Pick<HttpAuthenticator, 'scopeChallenge'>>));
+      if (settings.visibility === 'hide')
+        ctx.use(
+          LIST_METHODS,
+          hideUnusable(authenticator as Required<Pick<HttpAuthenticator, 'scopeChallenge'>>),
+        );
     },
   };
 }

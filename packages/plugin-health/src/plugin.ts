@@ -1,5 +1,4 @@
 // healthPlugin(): wires validated options, the evaluator and the lifecycle into three HTTP routes.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PierPlugin, PluginContext } from '@pier/core';
 import { httpStatusOf } from './aggregate.js';
 import { type HealthPluginOptions, type HealthStatus, normalizeOptions } from './definitions.js';
@@ -13,9 +12,9 @@ import {
   type Payload,
   payloadOf,
   readyBody,
-  sendJson,
-  sendMethodNotAllowed,
-  sendPayload,
+  respondJson,
+  respondMethodNotAllowed,
+  respondPayload,
 } from './respond.js';
 
 /** A Pier plugin serving health endpoints, with a switch for readiness that the application controls. */
@@ -194,47 +193,38 @@ class HealthEndpoints {
   #evaluated(
     answerOf: (evaluation: Evaluation) => Answer,
     notServingBodyOf: (reason: NotServingReason) => unknown,
-  ): (req: IncomingMessage, res: ServerResponse) => Promise<void> | undefined {
+  ): (request: Request) => Response | Promise<Response> {
     /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
-    const afterRun = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const afterRun = async (request: Request): Promise<Response> => {
       const evaluation = await this.#evaluationOrShutdown();
       // Draining may have begun while the checks ran: readiness fails at once, not after them.
       const after = this.#notServing();
       if (evaluation === undefined || after !== undefined) {
-        return sendJson(req, res, 503, notServingBodyOf(after ?? 'shutting_down'));
+        return respondJson(request, 503, notServingBodyOf(after ?? 'shutting_down'));
       }
-      sendAnswer(req, res, answerOf(evaluation));
+      return respondAnswer(request, answerOf(evaluation));
     };
-    return (req, res) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendMethodNotAllowed(req, res);
-        return undefined;
-      }
+    return (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
       const before = this.#notServing();
-      if (before !== undefined) {
-        sendJson(req, res, 503, notServingBodyOf(before));
-        return undefined;
-      }
+      if (before !== undefined) return respondJson(request, 503, notServingBodyOf(before));
       // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
       const fresh = this.#evaluator.fresh();
-      if (fresh !== undefined) {
-        sendAnswer(req, res, answerOf(fresh));
-        return undefined;
-      }
-      return afterRun(req, res);
+      if (fresh !== undefined) return respondAnswer(request, answerOf(fresh));
+      return afterRun(request);
     };
   }
 }
 
 /** `/health/live`: runs no check, answers while the process and its event loop are alive. */
-function live(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') sendMethodNotAllowed(req, res);
-  else sendPayload(req, res, 200, LIVE_PAYLOAD);
+function live(request: Request): Response {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
+  return respondPayload(request, 200, LIVE_PAYLOAD);
 }
 
 /** Answers a served evaluation with the status its body carries. */
-function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
-  sendPayload(req, res, answer.statusCode, answer.payload);
+function respondAnswer(request: Request, answer: Answer): Response {
+  return respondPayload(request, answer.statusCode, answer.payload);
 }
 
 type NormalizedHealthOptions = ReturnType<typeof normalizeOptions>;

@@ -1,5 +1,4 @@
 // The HTTP side: response bodies of the three endpoints and how they are written.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerInfo } from '@pier/core';
 import type { HealthStatus } from './definitions.js';
 import type { CheckOutcome, Evaluation } from './evaluate.js';
@@ -92,8 +91,10 @@ export const LIVE_BODY: LiveBody = { status: 'alive' };
 /** A JSON body serialised once, with the headers it is sent with (never mutated: shared by every answer). */
 export interface Payload {
   readonly body: string;
-  readonly headers: Readonly<Record<string, string | number>>;
+  readonly headers: Readonly<Record<string, string>>;
 }
+
+const encoder = new TextEncoder();
 
 /** Serialises `body` once, for answers that repeat it. */
 export function payloadOf(body: unknown): Payload {
@@ -103,7 +104,7 @@ export function payloadOf(body: unknown): Payload {
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
-      'content-length': Buffer.byteLength(json),
+      'content-length': String(encoder.encode(json).byteLength),
     },
   };
 }
@@ -111,33 +112,29 @@ export function payloadOf(body: unknown): Payload {
 /** `/health/live`'s answer, serialised once. */
 export const LIVE_PAYLOAD: Payload = payloadOf(LIVE_BODY);
 
-/**
- * Writes a JSON answer. HEAD gets the same headers without a body. A client that has gone away is
- * skipped silently: a probe hanging up is routine, not an error.
- */
-export function sendJson(req: IncomingMessage, res: ServerResponse, statusCode: number, body: unknown): void {
-  sendPayload(req, res, statusCode, payloadOf(body));
+/** A JSON answer. HEAD gets the same headers without a body. */
+export function respondJson(request: Request, status: number, body: unknown): Response {
+  return respondPayload(request, status, payloadOf(body));
 }
 
-/** Writes a serialised JSON answer, as `sendJson` does. */
-export function sendPayload(
-  req: IncomingMessage,
-  res: ServerResponse,
-  statusCode: number,
+/** A serialised JSON answer, as `respondJson` makes it. */
+export function respondPayload(
+  request: Request,
+  status: number,
   payload: Payload,
-): void {
-  if (res.destroyed || res.headersSent) return;
-  // writeHead copies the headers out (into the response, or straight onto the wire); the object stays as is.
-  res.writeHead(statusCode, payload.headers as Record<string, string | number>);
-  if (req.method === 'HEAD') res.end();
-  else res.end(payload.body);
+  extra?: Readonly<Record<string, string>>,
+): Response {
+  return new Response(request.method === 'HEAD' ? null : payload.body, {
+    status,
+    headers: extra === undefined ? payload.headers : { ...payload.headers, ...extra },
+  });
 }
 
 /** Answers a method other than GET and HEAD (for transports that hand every method to the route). */
-export function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
-  if (res.destroyed || res.headersSent) return;
-  res.setHeader('allow', 'GET, HEAD');
-  sendJson(req, res, 405, { error: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+export function respondMethodNotAllowed(request: Request): Response {
+  return respondPayload(request, 405, payloadOf({ error: 'method_not_allowed', allow: ['GET', 'HEAD'] }), {
+    allow: 'GET, HEAD',
+  });
 }
 
 function detailedCheck(check: CheckOutcome): HealthBodyCheck {

@@ -81,10 +81,33 @@ export async function startTestServer(
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    Promise.resolve(route.handler(req, res)).catch((error: unknown) => {
-      logs.push({ level: 'error', message: `handler rejected: ${String(error)}` });
-      if (!res.headersSent) res.writeHead(500).end();
+    // As an HTTP transport serves a route: a web Request in, the Response written back (no body for HEAD).
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers,
     });
+    // Called now, as a transport does: the handler sees the lifecycle as it is when the request arrives.
+    let answer: Response | Promise<Response>;
+    try {
+      answer = route.handler(request);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    Promise.resolve(answer)
+      .then(async (response) => {
+        const body = req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer());
+        if (res.destroyed) return;
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(body);
+      })
+      .catch((error: unknown) => {
+        logs.push({ level: 'error', message: `handler rejected: ${String(error)}` });
+        if (!res.headersSent) res.writeHead(500).end();
+      });
   });
   server.listen({ host: '127.0.0.1', port: 0, backlog: 2048 });
   await once(server, 'listening');

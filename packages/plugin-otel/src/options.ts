@@ -1,5 +1,4 @@
 // otelPlugin() options: what a user may set, and their validation (at the call, not on the first request).
-import type { IncomingMessage } from 'node:http';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 
 /** Options of {@link otelPlugin}. Everything is optional: `otelPlugin()` traces and measures with the global providers. */
@@ -69,7 +68,7 @@ export interface PrometheusRouteOptions {
    * Decides whether a scrape may read the metrics (a bearer token, a network check…). Refused scrapes get
    * 401 (or the status you return). Default: every scrape is served.
    */
-  readonly authorize?: (req: IncomingMessage) => boolean | number | Promise<boolean | number>;
+  readonly authorize?: (request: Request) => boolean | number | Promise<boolean | number>;
 }
 
 /** Codes of {@link OtelPluginError}. */

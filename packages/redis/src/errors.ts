@@ -12,6 +12,7 @@
  * | `REDIS_EVENTS_LOST` | after a reconnect, events of other replicas could not be replayed (Redis restarted or trimmed them): listeners were told to re-read |
  * | `REDIS_LIMIT_STORE_FAILED` | a limit store command failed (Redis unreachable, or no answer within `timeoutMs`): thrown by `consume`, so the limits plugin fails open or closed per rule; a failed lease refresh goes to `onerror` |
  * | `REDIS_TASK_STORE_FAILED` | a task store command failed (Redis unreachable, a duplicate task id, a record not JSON): thrown by the store's methods; a lost change channel goes to `onerror` |
+ * | `REDIS_KV_STORE_FAILED` | a key-value store command failed (Redis unreachable, a bad key, value or TTL): thrown by the store's methods |
  */
 export type PierRedisErrorCode =
   | 'REDIS_OPTIONS_INVALID'
@@ -22,7 +23,8 @@ export type PierRedisErrorCode =
   | 'REDIS_EVENTS_LOST'
   | 'REDIS_SESSIONS_FAILED'
   | 'REDIS_TASK_STORE_FAILED'
-  | 'REDIS_LIMIT_STORE_FAILED';
+  | 'REDIS_LIMIT_STORE_FAILED'
+  | 'REDIS_KV_STORE_FAILED';
 
 /** The one error class of `@pier/redis`. Options errors are thrown; runtime ones go to `onerror`. */
 export class PierRedisError extends Error {

@@ -7,6 +7,7 @@ it('@pier/redis exports exactly its allow-list', () => {
     'PierRedisError',
     'redisEventBus',
     'redisHealthCheck',
+    'redisKeyValueStore',
     'redisLimitStore',
     'redisSessionRelay',
     'redisTaskStore',

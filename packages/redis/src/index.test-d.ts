@@ -1,4 +1,4 @@
-import type { LimitStore, TaskStore } from '@pier/core';
+import type { KeyValueStore, LimitStore, TaskStore } from '@pier/core';
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import type { SessionRelay } from '@pier/transport-http';
@@ -6,10 +6,12 @@ import { createClient } from '@redis/client';
 import { expectTypeOf } from 'vitest';
 import {
   type RedisClientLike,
+  type RedisKeyValueClientLike,
   type RedisLimitClientLike,
   type RedisSessionClientLike,
   type RedisTaskClientLike,
   redisEventBus,
+  redisKeyValueStore,
   redisLimitStore,
   redisSessionRelay,
   redisTaskStore,
@@ -33,3 +35,6 @@ expectTypeOf(redisTaskStore({ url: 'redis://127.0.0.1:6379' })).toExtend<TaskSto
 // The limit store runs on a node-redis v6 client as it is, and is core's LimitStore.
 expectTypeOf(createClient()).toExtend<RedisLimitClientLike>();
 expectTypeOf(redisLimitStore({ url: 'redis://127.0.0.1:6379' })).toExtend<LimitStore>();
+// The key-value store runs on a node-redis v6 client as it is, and is core's KeyValueStore.
+expectTypeOf(createClient()).toExtend<RedisKeyValueClientLike>();
+expectTypeOf(redisKeyValueStore({ url: 'redis://127.0.0.1:6379' })).toExtend<KeyValueStore>();

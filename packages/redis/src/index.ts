@@ -12,6 +12,11 @@ export {
   type RedisHealthCheckResult,
   redisHealthCheck,
 } from './health.js';
+  type RedisKeyValueClientLike,
+  type RedisKeyValueStore,
+  type RedisKeyValueStoreOptions,
+  redisKeyValueStore,
+} from './kv-store.js';
 export {
   type RedisLimitClientLike,
   type RedisLimitStore,

@@ -1,7 +1,7 @@
 // How an engine answer goes out on node's response, and what the engine reads of node's request: its
 // headers (read on demand, never copied) and a signal that aborts when the client goes away.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Answer, HeaderReader } from '@pier/core/transport';
+import type { Answer, HeaderReader, HttpRequestHead } from '@pier/core/transport';
 
 /** Reads `req`'s headers by lower-case name; a repeated header reads as HTTP folds it (`a, b`). */
 export function headerReader(req: IncomingMessage): HeaderReader {
@@ -10,6 +10,33 @@ export function headerReader(req: IncomingMessage): HeaderReader {
     const value = headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   };
+}
+
+/**
+ * What an authenticator reads of `req`. Node keeps only the first of a repeated `Authorization` in
+ * `req.headers`; here a repeated one reads as HTTP folds it (`a, b`), so that it can be refused.
+ */
+export function requestHead(req: IncomingMessage): HttpRequestHead {
+  const read = headerReader(req);
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    header: (name) => (name === 'authorization' ? authorization(req) : read(name)),
+  };
+}
+
+function authorization(req: IncomingMessage): string | undefined {
+  let folded: string | undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    // The length first: no lower-cased copy of every other header's name.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      const value = raw[i + 1] as string;
+      folded = folded === undefined ? value : `${folded}, ${value}`;
+    }
+  }
+  return folded;
 }
 
 /** Every header of `req` as a web `Headers` (what observers read; made only when they ask). */

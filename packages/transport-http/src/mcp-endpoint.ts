@@ -12,7 +12,7 @@ import {
   messageOf,
   type TransportHost,
 } from '@pier/core/transport';
-import { headerReader } from './answers.js';
+import { headerReader, requestHead } from './answers.js';
 import { readBody, refuseOversizedBody } from './body.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
@@ -153,7 +153,7 @@ function authenticate(
 ): AuthOutcome | Promise<AuthOutcome> {
   let outcome: unknown;
   try {
-    outcome = authenticator.authenticate(req);
+    outcome = authenticator.authenticate(requestHead(req));
   } catch (error) {
     logger.error('the authenticator failed', { error: messageOf(error) });
     return AUTHENTICATOR_FAILED;

@@ -8,6 +8,7 @@ import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { pathOf, type Router } from './routing.js';
 import type { Security } from './security.js';
+import { serveWebRoute } from './web-route.js';
 
 /** What request handling is built from. */
 export interface RequestHandlingContext {
@@ -47,7 +48,7 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
   };
   const runRoute = (handler: HttpRoute['handler'], req: IncomingMessage, res: ServerResponse): void => {
     try {
-      const result = handler(req, res);
+      const result = serveWebRoute(handler, req, res);
       // A closure only for a handler that returned a promise: a synchronous answer allocates none.
       if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(req, res, error));
     } catch (error) {

@@ -46,9 +46,7 @@ const health: PierPlugin = {
     ctx.addRoute({
       method: 'GET',
       path: '/health',
-      handler: (_req, res) => {
-        res.end('ok');
-      },
+      handler: () => new Response('ok'),
     }),
 };
 
@@ -110,7 +108,7 @@ const bearer: HttpAuthenticator & { calls: number } = {
   calls: 0,
   authenticate(req) {
     bearer.calls++;
-    const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const token = /^Bearer (\w+)$/.exec(req.header('authorization') ?? '')?.[1];
     if (token === 'alice' || token === 'bob') {
       return { authInfo: { token, clientId: token, scopes: ['notes'], extra: { sub: `user-${token}` } } };
     }

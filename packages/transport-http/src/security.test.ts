@@ -74,7 +74,7 @@ describe('DNS rebinding protection on a loopback bind', () => {
   it('protects plugin routes too', async () => {
     server = await startTestServer(
       {},
-      { routes: [{ method: 'GET', path: '/health', handler: (_req, res) => void res.end('ok') }] },
+      { routes: [{ method: 'GET', path: '/health', handler: () => new Response('ok') }] },
     );
     const answer = await ask(server.url, {
       method: 'GET',
@@ -86,9 +86,7 @@ describe('DNS rebinding protection on a loopback bind', () => {
 });
 
 describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
-  const routes: HttpRoute[] = [
-    { method: 'GET', path: '/health', handler: (_req, res) => void res.end('ok') },
-  ];
+  const routes: HttpRoute[] = [{ method: 'GET', path: '/health', handler: () => new Response('ok') }];
   const get = (port: number, target: string, host: string) =>
     rawExchange(port, [`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`]);
 

@@ -1,0 +1,107 @@
+// Generates the API reference (docs/api/) from the .d.ts files the packages publish (their dist/), with
+// TypeDoc and typedoc-plugin-markdown, so the reference shows exactly what a user's editor sees.
+// Run by `build` and `dev`; the packages must be built first (turbo's ^build does it in the check).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Application, Converter, ReflectionKind } from 'typedoc';
+
+const docs = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(docs, '..');
+const out = join(docs, 'api');
+
+/** Every public entry point, named as users import it. */
+const entries = [
+  ['@pier/core', 'packages/core/dist/index.d.ts'],
+  ['@pier/core/transport', 'packages/core/dist/transport.d.ts'],
+  ['@pier/transport-http', 'packages/transport-http/dist/index.d.ts'],
+  ['@pier/config', 'packages/config/dist/index.d.ts'],
+  ['@pier/plugin-health', 'packages/plugin-health/dist/index.d.ts'],
+  ['@pier/plugin-auth', 'packages/plugin-auth/dist/index.d.ts'],
+  ['@pier/redis', 'packages/redis/dist/index.d.ts'],
+  ['@pier/plugin-otel', 'packages/plugin-otel/dist/index.d.ts'],
+  ['@pier/testing', 'packages/testing/dist/index.d.ts'],
+  ['create-pier', 'packages/create-pier/dist/index.d.ts'],
+];
+
+const missing = entries.filter(([, file]) => !existsSync(join(root, file)));
+if (missing.length > 0) {
+  console.error(
+    `docs: the API reference is generated from the built packages; missing ${missing.map(([, f]) => f).join(', ')}.\n` +
+      'Build them first: npx -y pnpm@10.34.9 build (or turbo run build --filter=@pier/docs...)',
+  );
+  process.exit(1);
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const app = await Application.bootstrapWithPlugins({
+  entryPoints: entries.map(([, file]) => join(root, file)),
+  entryPointStrategy: 'resolve',
+  tsconfig: join(docs, 'tsconfig.api.json'),
+  plugin: ['typedoc-plugin-markdown'],
+  out,
+  readme: 'none',
+  name: 'API reference',
+  excludePrivate: true,
+  excludeInternal: true,
+  excludeExternals: true,
+  externalPattern: ['**/node_modules/**'],
+  disableSources: true,
+  hideGenerator: true,
+  hidePageHeader: true,
+  hideBreadcrumbs: true,
+  entryFileName: 'index',
+  groupOrder: ['Functions', 'Variables', 'Classes', 'Interfaces', 'Type Aliases', '*'],
+  // One page per package: the reference stays searchable and a page holds what one import gives.
+  outputFileStrategy: 'modules',
+  useCodeBlocks: true,
+  expandObjects: false,
+  parametersFormat: 'table',
+  interfacePropertiesFormat: 'table',
+  classPropertiesFormat: 'table',
+  typeDeclarationFormat: 'table',
+  enumMembersFormat: 'table',
+  // Links between pages are relative .md links, which VitePress resolves and checks.
+  publicPath: '/api/',
+  sanitizeComments: true,
+  validation: { notExported: false, invalidLink: false, unusedMergeModuleWith: false },
+  logLevel: 'Warn',
+});
+
+// Modules are named after their file (`core/dist/index`); name them as users import them.
+// (TypeDoc drops a trailing `/index`; core's transport entry names itself with a @module tag.)
+const names = new Map(
+  entries.map(([name, file]) => [
+    relative(join(root, 'packages'), join(root, file)).replace(/(\/index)?\.d\.ts$/, ''),
+    name,
+  ]),
+);
+app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
+  for (const module of context.project.getChildrenByKind(ReflectionKind.Module)) {
+    const name = names.get(module.name);
+    if (name !== undefined) module.name = name;
+  }
+});
+
+const project = await app.convert();
+if (!project) {
+  console.error('docs: TypeDoc could not convert the packages’ declarations');
+  process.exit(1);
+}
+await app.generateOutputs(project);
+if (app.logger.hasErrors()) process.exit(1);
+
+// The sidebar: one entry per package, in the order above.
+const sidebar = entries.map(([name]) => {
+  if (!existsSync(join(out, `${name}.md`))) throw new Error(`docs: no API page for ${name}`);
+  return { text: name, link: `/api/${name}` };
+});
+writeFileSync(join(out, 'sidebar.json'), `${JSON.stringify(sidebar, null, 2)}\n`);
+const index = readFileSync(join(out, 'index.md'), 'utf8');
+writeFileSync(
+  join(out, 'index.md'),
+  `${index.replace(/^# .*$/m, '# API reference')}\nGenerated from the \`.d.ts\` files each package publishes. The guides explain when to use what: start with [Getting started](../guide/getting-started.md).\n`,
+);
+console.error(`docs: API reference for ${entries.length} entry points in ${relative(root, out)}/`);
