@@ -261,7 +261,8 @@ export class InMemoryLimitStore implements LimitStore {
         // The least recently used entry of the larger map goes.
         const rate = this.#rates.keys().next();
         const quota = this.#quotas.keys().next();
-        if (!rate.done && (quota.done || this.#rates.size >= this.#quotas.size)) this.#rates.delete(rate.value);
+        if (!rate.done && (quota.done || this.#rates.size >= this.#quotas.size))
+          this.#rates.delete(rate.value);
         else if (!quota.done) this.#quotas.delete(quota.value);
       }
     }

@@ -60,8 +60,8 @@ export const bearerAuth: PierPlugin = {
   name: 'test-auth',
   setup: (ctx) =>
     ctx.setAuthenticator({
-      authenticate(req) {
-        const header = req.headers.authorization;
+      authenticate(request) {
+        const header = request.header('authorization');
         if (header === undefined) return { authInfo: { token: '', clientId: '', scopes: [] } };
         const name = header.replace(/^Bearer /, '');
         return { authInfo: { token: name, clientId: name, scopes: [] } };

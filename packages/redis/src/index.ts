@@ -12,6 +12,7 @@ export {
   type RedisHealthCheckResult,
   redisHealthCheck,
 } from './health.js';
+export {
   type RedisKeyValueClientLike,
   type RedisKeyValueStore,
   type RedisKeyValueStoreOptions,

@@ -53,6 +53,9 @@ export interface RedisLimitStoreOptions {
 
 /** The store: core's `LimitStore`, with readiness and `close`. */
 export interface RedisLimitStore extends LimitStore {
+  /** Always a promise: the checks go to Redis. */
+  consume(checks: readonly LimitCheck[]): Promise<readonly LimitOutcome[]>;
+  release(holds: readonly LimitHold[]): Promise<void>;
   /** Resolves once the first connection is up (or failed for good). Never rejects. */
   readonly ready: Promise<void>;
   /** PINGs Redis: rejects when it cannot be reached (the limits plugin's health check). */
