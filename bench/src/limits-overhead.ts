@@ -11,11 +11,10 @@
 //      limited call waits for: one EVALSHA round trip) at a fixed 1,000 per second from this process, p50/p99,
 //      beside core's InMemoryLimitStore. Less sensitive to what else the machine runs than part 2.
 // The rule never refuses (a budget of 10⁹ a second): what is measured is the check, not the refusal.
-import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { InMemoryLimitStore, type LimitCheck, type LimitStore } from '@pier/core';
 import { redisLimitStore } from '@pier/redis';
+import { startRedisServer } from './harness/children.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
 import { SERVERS } from './harness/servers.js';
@@ -28,40 +27,6 @@ const numbers = process.argv
   .map(Number);
 const [seconds = 5, rounds = 3] = numbers;
 const RATE = 1_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${seen}`)), 10_000);
-    child.once('error', (error) =>
-      reject(new Error(`redis-server not runnable (${error.message}); apt-get install -y redis-server`)),
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 /** Sends tools/call echo at `RATE` per second for `seconds`; each latency in ms, and the failures. */
 async function fixedRate(
@@ -118,7 +83,7 @@ function percentile(values: readonly number[], p: number): number {
 const pier = SERVERS.find((spec) => spec.id === 'pier');
 if (pier === undefined) throw new Error('the pier bench server is not declared');
 
-const redis = await startRedis();
+const redis = await startRedisServer();
 const running: RunningServer[] = [];
 try {
   const setups = [

@@ -4,7 +4,7 @@
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
 import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { storeClient } from './client.js';
 import { PierRedisError } from './errors.js';
 
 /**
@@ -128,17 +128,8 @@ class StringKeyValueStore implements RedisKeyValueStore {
   }
 
   async #open(): Promise<RedisKeyValueClientLike> {
-    let client: RedisKeyValueClientLike;
-    if (this.#options.client !== undefined) {
-      client = this.#options.client;
-    } else {
-      client = (await createRedisClient(this.#options.url as string)) as unknown as RedisKeyValueClientLike;
-      this.#ownsClient = true;
-      // Reported by the command that fails; without a listener node-redis would crash the process.
-      client.on('error', () => {});
-    }
-    // node-redis retries a first connection forever: commands wait for it, bounded, in #run.
-    if (!client.isOpen) client.connect().catch(() => undefined);
+    const { client, owned } = await storeClient<RedisKeyValueClientLike>(this.#options);
+    this.#ownsClient = owned;
     return client;
   }
 

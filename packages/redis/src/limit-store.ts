@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { LimitCheck, LimitHold, LimitOutcome, LimitStore } from '@pier/core';
 import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { storeClient } from './client.js';
 import { PierRedisError } from './errors.js';
 
 /**
@@ -315,18 +315,8 @@ class ScriptLimitStore implements RedisLimitStore {
   }
 
   async #open(): Promise<RedisLimitClientLike> {
-    let client: RedisLimitClientLike;
-    if (this.#options.client !== undefined) {
-      client = this.#options.client;
-    } else {
-      client = (await createRedisClient(this.#options.url as string)) as unknown as RedisLimitClientLike;
-      this.#ownsClient = true;
-      // Reported by the commands that fail (and so by the limits' health check); without a listener
-      // node-redis would crash the process.
-      client.on('error', () => {});
-    }
-    // node-redis retries a first connection forever; until it is up, commands fail at once.
-    if (!client.isOpen) client.connect().catch(() => undefined);
+    const { client, owned } = await storeClient<RedisLimitClientLike>(this.#options);
+    this.#ownsClient = owned;
     return client;
   }
 

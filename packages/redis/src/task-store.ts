@@ -4,7 +4,7 @@
 // replica which task changed: the replica running a task's handler learns of a cancel made elsewhere.
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
 import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
+import { storeClient } from './client.js';
 import { PierRedisError } from './errors.js';
 
 /**
@@ -199,17 +199,8 @@ class HashTaskStore implements RedisTaskStore {
   }
 
   async #open(): Promise<RedisTaskClientLike> {
-    let client: RedisTaskClientLike;
-    if (this.#options.client !== undefined) {
-      client = this.#options.client;
-    } else {
-      client = (await createRedisClient(this.#options.url as string)) as unknown as RedisTaskClientLike;
-      this.#ownsClient = true;
-      // Reported by the command that fails; without a listener node-redis would crash the process.
-      client.on('error', () => {});
-    }
-    // node-redis retries a first connection forever: commands wait for it, bounded, in #run.
-    if (!client.isOpen) client.connect().catch(() => undefined);
+    const { client, owned } = await storeClient<RedisTaskClientLike>(this.#options);
+    this.#ownsClient = owned;
     return client;
   }
 
