@@ -135,60 +135,60 @@ export async function connect(url: string, kind: ClientKind): Promise<AnyClient>
 
 let nextId = 1;
 
-/** One raw 2026-07-28 request; its status, headers and JSON body. */
-export async function modern(
+/** A raw answer: its status, headers and JSON body. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Record<string, unknown>;
+}
+
+/** One raw 2026-07-28 request (the `_meta` envelope and its headers). */
+export function modern(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    signal: AbortSignal.timeout(10_000),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
+): Promise<RawAnswer> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return post(
+    url,
+    {
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
       ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
       ...headers,
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (await response.json()) as Record<string, unknown>,
-  };
+    { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta } },
+  );
 }
 
-/** One raw 2025-era request without a session; its status, headers and JSON body. */
-export async function legacy(
+/** One raw 2025-era request without a session. */
+export function legacy(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+): Promise<RawAnswer> {
+  return post(
+    url,
+    { 'mcp-protocol-version': '2025-11-25' },
+    { jsonrpc: '2.0', id: nextId++, method, params },
+  );
+}
+
+async function post(url: string, headers: Record<string, string>, message: unknown): Promise<RawAnswer> {
   const response = await fetch(url, {
     method: 'POST',
     signal: AbortSignal.timeout(10_000),
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
+      ...headers,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+    body: JSON.stringify(message),
   });
   return {
     status: response.status,
