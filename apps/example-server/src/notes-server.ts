@@ -1,6 +1,7 @@
 // The MCP server: tools to add, list, search and delete notes, a resource per note plus an index,
 // a prompt that asks the model to summarize notes, a tool that reports the configuration, and a view
 // (MCP Apps) that hosts show for list_notes: the notes board.
+import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +84,7 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
         store: { dataDir, probeWritable: () => probeWritable(dataDir) },
         baseUrl: deps.config.baseUrl,
         timeoutMs: deps.config.timeout,
+        logFailure: (message, fields) => server?.logger.child('health').warn(message, fields),
       }),
       ...(deps.checks ?? []),
     ],
@@ -225,10 +227,11 @@ class NotesServer {
   })
   async exportNotes(_args: Record<string, never>, ctx: ToolContext) {
     const notes = await this.#store.list();
-    const file = join(this.#dataDir, `export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const file = join(this.#dataDir, exportName());
     const partial = `${file}.partial`;
     let done = false;
-    const handle = await open(partial, 'w');
+    // Exclusive: two exports never share a file, even if their names met.
+    const handle = await open(partial, 'wx');
     try {
       for (const [index, note] of notes.entries()) {
         ctx.signal.throwIfAborted();
@@ -326,6 +329,14 @@ class NotesServer {
     const text = notes.map(markdownOf).join('\n\n---\n\n');
     return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
   }
+}
+
+/**
+ * A fresh archive name: `export-<time>-<random>.jsonl`. The time sorts them; the 48 random bits keep two
+ * exports started in the same millisecond (on one replica or several sharing the directory) apart.
+ */
+export function exportName(now = new Date()): string {
+  return `export-${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.jsonl`;
 }
 
 let boardHtml: Promise<string> | undefined;

@@ -1,7 +1,8 @@
 // oauthProxy()'s options, checked once: every problem named at once, no secret ever quoted.
 import type { KeyValueStore } from '@pier/core';
+import { describeValue, OptionIssues } from '@pier/core';
 import type { AuthPluginOptions } from '@pier/plugin-auth';
-import { Issues, shown } from './errors.js';
+import { optionsError } from './errors.js';
 import { checkScopes } from './upstream/checks.js';
 import { CLIENT_SECRET, type UpstreamProvider } from './upstream/provider.js';
 
@@ -110,16 +111,16 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const DAY = 86_400;
 
 export function resolveOptions(options: OAuthProxyOptions): Settings {
-  const issues = new Issues();
+  const issues = new OptionIssues('oauthProxy()');
   if (options === null || typeof options !== 'object') {
     issues.add('expects an options object { resource, upstream }');
-    issues.throwIfAny('oauthProxy()');
+    issues.throwIfAny(optionsError);
   }
   const resource = options.resource;
   let issuer = '';
   if (typeof resource !== 'string' || !URL.canParse(resource)) {
     issues.add(
-      `resource must be an absolute URL such as https://notes.example.com/mcp (got ${shown(resource)})`,
+      `resource must be an absolute URL such as https://notes.example.com/mcp (got ${describeValue(resource)})`,
     );
   } else {
     const url = new URL(resource);
@@ -170,11 +171,11 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
   }
   const prefix = options.storePrefix ?? 'oauth:';
   if (typeof prefix !== 'string' || prefix === '')
-    issues.add(`storePrefix must be a non-empty string (got ${shown(prefix)})`);
+    issues.add(`storePrefix must be a non-empty string (got ${describeValue(prefix)})`);
   const seconds = (name: keyof OAuthProxyOptions, fallback: number, min: number, max: number): number => {
     const value = options[name] ?? fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      issues.add(`${name} must be an integer from ${min} to ${max} (got ${shown(value)})`);
+      issues.add(`${name} must be an integer from ${min} to ${max} (got ${describeValue(value)})`);
       return fallback * 1000;
     }
     return value * 1000;
@@ -187,7 +188,7 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
   const rotationMs = seconds('signingKeyRotationSeconds', 7 * DAY, 1, 90 * DAY);
   const flag = (name: keyof OAuthProxyOptions, fallback: boolean): boolean => {
     const value = options[name] ?? fallback;
-    if (typeof value !== 'boolean') issues.add(`${name} must be a boolean (got ${shown(value)})`);
+    if (typeof value !== 'boolean') issues.add(`${name} must be a boolean (got ${describeValue(value)})`);
     return value === true;
   };
   const dynamicRegistration = flag('dynamicRegistration', true);
@@ -197,7 +198,9 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
     const given = cimd === true ? {} : cimd;
     const timeoutMs = given.timeoutMs ?? 5_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-      issues.add(`clientMetadataDocuments.timeoutMs must be a positive integer (got ${shown(timeoutMs)})`);
+      issues.add(
+        `clientMetadataDocuments.timeoutMs must be a positive integer (got ${describeValue(timeoutMs)})`,
+      );
     if (given.fetch !== undefined && typeof given.fetch !== 'function')
       issues.add('clientMetadataDocuments.fetch must be a function');
     documents = { fetch: given.fetch ?? ((input, init) => fetch(input, init)), timeoutMs };
@@ -208,13 +211,13 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
     issues.add('fetch must be a function');
   const upstreamTimeoutMs = options.upstreamTimeoutMs ?? 10_000;
   if (!Number.isInteger(upstreamTimeoutMs) || upstreamTimeoutMs < 1) {
-    issues.add(`upstreamTimeoutMs must be a positive integer (got ${shown(upstreamTimeoutMs)})`);
+    issues.add(`upstreamTimeoutMs must be a positive integer (got ${describeValue(upstreamTimeoutMs)})`);
   }
   if (
     options.serverName !== undefined &&
     (typeof options.serverName !== 'string' || options.serverName.trim() === '')
   ) {
-    issues.add(`serverName must be a non-empty string (got ${shown(options.serverName)})`);
+    issues.add(`serverName must be a non-empty string (got ${describeValue(options.serverName)})`);
   }
   const auth = options.auth ?? {};
   if (typeof auth !== 'object' || auth === null)
@@ -222,7 +225,7 @@ export function resolveOptions(options: OAuthProxyOptions): Settings {
   for (const key of ['resource', 'authorizationServers', 'verifier', 'scopesSupported']) {
     if (key in auth) issues.add(`auth.${key} is set by the proxy itself`);
   }
-  issues.throwIfAny('oauthProxy()');
+  issues.throwIfAny(optionsError);
   return {
     resource,
     issuer,

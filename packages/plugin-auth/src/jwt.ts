@@ -1,4 +1,5 @@
 // JWT access tokens (RFC 9068) checked against the issuer's published keys, with jose.
+import { describeValue, OptionIssues } from '@pier/core';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -10,7 +11,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { metadataFetcher } from './discovery.js';
-import { Issues, shown, TokenRejectedError } from './errors.js';
+import { optionsError, TokenRejectedError } from './errors.js';
 import { issuerProblem, sameResource } from './urls.js';
 import { scopesOf, type TokenVerifier, type VerifiedToken } from './verifier.js';
 
@@ -61,38 +62,40 @@ const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
  * (a DPoP- or certificate-bound token is not a bearer token).
  */
 export function jwt(options: JwtOptions = {}): TokenVerifier {
-  const issues = new Issues();
+  const issues = new OptionIssues('jwt()');
   const algorithms = options.algorithms ?? ASYMMETRIC;
   if (
     !Array.isArray(algorithms) ||
     algorithms.length === 0 ||
     !algorithms.every((a) => ASYMMETRIC.includes(a))
   ) {
-    issues.add(`algorithms must be a non-empty list of ${ASYMMETRIC.join(', ')} (got ${shown(algorithms)})`);
+    issues.add(
+      `algorithms must be a non-empty list of ${ASYMMETRIC.join(', ')} (got ${describeValue(algorithms)})`,
+    );
   }
   const tolerance = options.clockToleranceSeconds ?? 5;
   if (!Number.isInteger(tolerance) || tolerance < 0 || tolerance > 60) {
-    issues.add(`clockToleranceSeconds must be an integer from 0 to 60 (got ${shown(tolerance)})`);
+    issues.add(`clockToleranceSeconds must be an integer from 0 to 60 (got ${describeValue(tolerance)})`);
   }
   const cacheTokens = options.cacheTokens ?? 1000;
   if (!Number.isInteger(cacheTokens) || cacheTokens < 0) {
-    issues.add(`cacheTokens must be an integer ≥ 0 (got ${shown(cacheTokens)})`);
+    issues.add(`cacheTokens must be an integer ≥ 0 (got ${describeValue(cacheTokens)})`);
   }
   for (const key of ['cooldownMs', 'cacheMaxAgeMs', 'timeoutMs'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-      issues.add(`${key} must be a positive integer (got ${shown(value)})`);
+      issues.add(`${key} must be a positive integer (got ${describeValue(value)})`);
     }
   }
   if (options.jwksUri !== undefined && issuerProblem(options.jwksUri) !== undefined) {
-    issues.add(`jwksUri must be an https URL (http for loopback) (got ${shown(options.jwksUri)})`);
+    issues.add(`jwksUri must be an https URL (http for loopback) (got ${describeValue(options.jwksUri)})`);
   }
   if (options.keys !== undefined && typeof options.keys !== 'function') {
-    issues.add(`keys must be a function (protectedHeader) => key (got ${shown(options.keys)})`);
+    issues.add(`keys must be a function (protectedHeader) => key (got ${describeValue(options.keys)})`);
   }
   if (options.keys !== undefined && options.jwksUri !== undefined)
     issues.add('give keys or jwksUri, not both');
-  issues.throwIfAny('jwt()');
+  issues.throwIfAny(optionsError);
   const timeoutMs = options.timeoutMs ?? 5_000;
 
   return {
@@ -100,9 +103,9 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
     create(settings) {
       const own = options.jwksUri !== undefined ? 'jwksUri' : options.keys !== undefined ? 'keys' : undefined;
       if (own !== undefined && settings.authorizationServers.length !== 1) {
-        const issues = new Issues();
+        const issues = new OptionIssues('jwt()');
         issues.add(`${own} can be given only with a single authorization server`);
-        issues.throwIfAny('jwt()');
+        issues.throwIfAny(optionsError);
       }
       const localKeys = options.keys;
       const keySets = new Map(

@@ -2,7 +2,7 @@
 import type { Logger, PierPlugin, PluginContext } from '@pier/core';
 import { httpStatusOf } from './aggregate.js';
 import { type HealthPluginOptions, type HealthStatus, normalizeOptions } from './definitions.js';
-import { describeFailure, type Evaluation, HealthEvaluator } from './evaluate.js';
+import { describeFailure, type HealthEvaluation, HealthEvaluator } from './evaluate.js';
 import {
   healthBody,
   LIVE_PAYLOAD,
@@ -29,7 +29,7 @@ export interface HealthPlugin extends PierPlugin {
    * cache), on every server the plugin serves: what a metrics plugin (`otelPlugin({ health })`) reports.
    * A listener that throws is logged and ignored. Returns the function that removes it.
    */
-  onEvaluation(listener: (evaluation: Evaluation) => void): () => void;
+  onEvaluation(listener: (evaluation: HealthEvaluation) => void): () => void;
 }
 
 /**
@@ -47,7 +47,7 @@ export interface HealthPlugin extends PierPlugin {
 export function healthPlugin(options: HealthPluginOptions): HealthPlugin {
   const normalized = normalizeOptions(options);
   const readiness = new AppReadiness(normalized.readyWhen);
-  const listeners = new Set<(evaluation: Evaluation) => void>();
+  const listeners = new Set<(evaluation: HealthEvaluation) => void>();
   return {
     name: 'health',
     markReady() {
@@ -112,7 +112,7 @@ class HealthEndpoints {
     ctx: PluginContext,
     options: NormalizedHealthOptions,
     readiness: AppReadiness,
-    listeners: ReadonlySet<(evaluation: Evaluation) => void>,
+    listeners: ReadonlySet<(evaluation: HealthEvaluation) => void>,
   ) {
     this.#ctx = ctx;
     this.#options = options;
@@ -147,7 +147,7 @@ class HealthEndpoints {
     });
     // `/health` with details carries the process's uptime at answer time, so it is built per request;
     // the other bodies depend on the evaluation only and are serialised once per evaluation.
-    const healthAnswer = (evaluation: Evaluation): Answer =>
+    const healthAnswer = (evaluation: HealthEvaluation): Answer =>
       answerFor(healthBody(evaluation, ctx.server, exposeDetails));
     ctx.addRoute({
       method: 'GET',
@@ -175,7 +175,7 @@ class HealthEndpoints {
   }
 
   /** The current evaluation, or `undefined` if the server starts shutting down first. */
-  #evaluationOrShutdown(): Promise<Evaluation | undefined> {
+  #evaluationOrShutdown(): Promise<HealthEvaluation | undefined> {
     return new Promise((resolve) => {
       const answerNow = () => {
         this.#waiting.delete(answerNow);
@@ -191,7 +191,7 @@ class HealthEndpoints {
 
   /** A route answering from an evaluation: at once from a fresh cached one, else after a run. */
   #evaluated(
-    answerOf: (evaluation: Evaluation) => Answer,
+    answerOf: (evaluation: HealthEvaluation) => Answer,
     notServingBodyOf: (reason: NotServingReason) => unknown,
   ): (request: Request) => Response | Promise<Response> {
     /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
@@ -240,8 +240,10 @@ function answerFor(body: { readonly status: HealthStatus }): Answer {
 }
 
 /** Remembers the answer to the last evaluation seen: a cached evaluation is served many times. */
-function perEvaluation(answerOf: (evaluation: Evaluation) => Answer): (evaluation: Evaluation) => Answer {
-  let last: Evaluation | undefined;
+function perEvaluation(
+  answerOf: (evaluation: HealthEvaluation) => Answer,
+): (evaluation: HealthEvaluation) => Answer {
+  let last: HealthEvaluation | undefined;
   let answer: Answer | undefined;
   return (evaluation) => {
     if (evaluation !== last || answer === undefined) {
@@ -253,7 +255,7 @@ function perEvaluation(answerOf: (evaluation: Evaluation) => Answer): (evaluatio
 }
 
 /** Logs when the aggregated status changes (not on every probe), so an outage shows up once in the logs. */
-function statusLogger(logger: Logger): (evaluation: Evaluation) => void {
+function statusLogger(logger: Logger): (evaluation: HealthEvaluation) => void {
   let previous: HealthStatus | undefined;
   return (evaluation) => {
     const status = evaluation.status;

@@ -1,7 +1,7 @@
 // The HTTP side: response bodies of the three endpoints and how they are written.
 import type { ServerInfo } from '@pier/core';
 import type { HealthStatus } from './definitions.js';
-import type { CheckOutcome, Evaluation } from './evaluate.js';
+import type { HealthCheckOutcome, HealthEvaluation } from './evaluate.js';
 
 /** Why `/health` and `/health/ready` answer 503 without running a check. */
 export type NotServingReason = 'starting' | 'shutting_down';
@@ -40,7 +40,11 @@ export interface LiveBody {
 }
 
 /** `/health` for a finished evaluation. */
-export function healthBody(evaluation: Evaluation, server: ServerInfo, exposeDetails: boolean): HealthBody {
+export function healthBody(
+  evaluation: HealthEvaluation,
+  server: ServerInfo,
+  exposeDetails: boolean,
+): HealthBody {
   if (!exposeDetails) {
     return {
       status: evaluation.status,
@@ -57,7 +61,7 @@ export function healthBody(evaluation: Evaluation, server: ServerInfo, exposeDet
 }
 
 /** `/health/ready` for a finished evaluation. */
-export function readyBody(evaluation: Evaluation): ReadyBody {
+export function readyBody(evaluation: HealthEvaluation): ReadyBody {
   return {
     status: evaluation.status,
     checks: byName(evaluation.checks, (check) => ({ status: check.status, critical: check.critical })),
@@ -137,7 +141,7 @@ export function respondMethodNotAllowed(request: Request): Response {
   });
 }
 
-function detailedCheck(check: CheckOutcome): HealthBodyCheck {
+function detailedCheck(check: HealthCheckOutcome): HealthBodyCheck {
   const body: { -readonly [K in keyof HealthBodyCheck]: HealthBodyCheck[K] } = {
     status: check.status,
     critical: check.critical,
@@ -150,7 +154,10 @@ function detailedCheck(check: CheckOutcome): HealthBodyCheck {
   return body;
 }
 
-function byName<T>(checks: readonly CheckOutcome[], map: (check: CheckOutcome) => T): Record<string, T> {
+function byName<T>(
+  checks: readonly HealthCheckOutcome[],
+  map: (check: HealthCheckOutcome) => T,
+): Record<string, T> {
   // A null prototype: a check may legitimately be called "constructor" or "__proto__".
   const result: Record<string, T> = Object.create(null);
   for (const check of checks) result[check.name] = map(check);

@@ -1,3 +1,4 @@
+export { LimitsPluginError, type LimitsPluginErrorCode } from './errors.js';
 export type { LimitKey, LimitRule, LimitsPluginOptions, ToolAnnotationsMatch } from './options.js';
 export {
   type LimitEvent,

@@ -2,9 +2,9 @@
 // stateless and with sessions; v1) and raw requests: tool limits answer a tool error the model reads,
 // other limits a 429 with Retry-After before the handler runs, the budget left is in RateLimit headers,
 // bursts at the boundary admit exactly the limit, and discovery is never refused.
-import { InMemoryLimitStore } from '@pier/core';
+import { InMemoryLimitStore, PierError } from '@pier/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIMIT_EXCEEDED, LIMIT_META_KEY, limitsPlugin } from './index.js';
+import { LIMIT_EXCEEDED, LIMIT_META_KEY, LimitsPluginError, limitsPlugin } from './index.js';
 import {
   bearerAuth,
   type ClientKind,
@@ -239,8 +239,9 @@ describe('a limit on the server or its methods', () => {
 });
 
 describe('limitsPlugin options', () => {
-  it('refuses bad rules at the call, every problem in one message naming the rule and field', () => {
-    expect(() =>
+  it('refuses bad rules at the call: every problem at once, each with its option path', () => {
+    let thrown: unknown;
+    try {
       limitsPlugin({
         rules: [
           { name: 'bad name', key: 'principal', rate: { limit: 0, windowMs: 60_000 } },
@@ -259,29 +260,37 @@ describe('limitsPlugin options', () => {
             rate: { limit: 1, windowMs: 1_000 },
             onStoreError: 'maybe' as never,
           },
+          { name: 'a', key: 'server', rate: { limit: 1, windowMs: 1_000 } },
+          { name: 'a', key: 'server', rate: { limit: 1, windowMs: 1_000 } },
         ],
         costs: { export: 0 },
-      }),
-    ).toThrow(
-      [
-        'limitsPlugin: rules[0] ("bad name"): name must be 1–64 of A-Z a-z 0-9 _ . - (got "bad name")',
-        'rules[0] ("bad name"): rate.limit must be a whole number ≥ 1 (got 0)',
-        "rules[1] (\"both\"): key must be 'principal', 'client', 'ip', 'server' or a function (got \"everyone\")",
-        'rules[1] ("both"): give exactly one of rate, quota and concurrency (got 2)',
-        'rules[2] ("init"): initialize cannot be limited (a client must always be able to find the server)',
-        'rules[3] ("tools"): a rule with tools or annotations counts tools/call only; drop methods',
-        'rules[4] ("tools"): onStoreError must be \'open\' or \'closed\' (got "maybe")',
-        'costs["export"] must be a whole number ≥ 1 (got 0)',
-      ].join('; '),
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(LimitsPluginError);
+    expect(PierError.isInstance(thrown)).toBe(true);
+    const error = thrown as LimitsPluginError;
+    expect(error.code).toBe('LIMITS_OPTIONS_INVALID');
+    expect(error.issues).toEqual([
+      'rules[0].name must be 1–64 of A-Z a-z 0-9 _ . - (got "bad name")',
+      'rules[0].rate.limit must be a whole number ≥ 1 (got 0)',
+      "rules[1].key must be 'principal', 'client', 'ip', 'server' or a function (got \"everyone\")",
+      'rules[1] must have exactly one of rate, quota and concurrency (got rate and quota)',
+      'rules[2].methods: initialize cannot be limited (a client must always be able to find the server)',
+      'rules[3].methods: a rule with tools or annotations counts tools/call only; drop methods',
+      "rules[4].onStoreError must be 'open' or 'closed' (got \"maybe\")",
+      'rules[6].name "a" is already the name of rules[5]',
+      'costs["export"] must be a whole number ≥ 1 (got 0)',
+    ]);
+    expect(error.message).toBe(
+      `limitsPlugin(): ${error.issues.length} problems:\n${error.issues.map((issue) => `  - ${issue}`).join('\n')}`,
     );
-    expect(() => limitsPlugin(undefined as never)).toThrow(/limitsPlugin: options must be an object/);
-    expect(() =>
-      limitsPlugin({
-        rules: [
-          { name: 'a', key: 'server', rate: { limit: 1, windowMs: 1_000 } },
-          { name: 'a', key: 'server', rate: { limit: 1, windowMs: 1_000 } },
-        ],
-      }),
-    ).toThrow(/rules\[1\] \("a"\): the name "a" is used by another rule/);
+    expect(() => limitsPlugin(undefined as never)).toThrow(
+      'limitsPlugin(): options must be an object { rules, store?, costs?, clientIp?, headers? } (got nothing)',
+    );
+    expect(() => limitsPlugin({ rules: [{ name: 'q', key: 'ip', quota: { limit: 1, windowMs: -1 } }] })).toThrow(
+      'limitsPlugin(): rules[0].quota.windowMs must be a whole number of ms ≥ 1 (got -1)',
+    );
   });
 });

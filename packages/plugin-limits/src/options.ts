@@ -1,7 +1,7 @@
 // limitsPlugin() options: what a user writes, and their validation at the call (every problem in one
 // message), into the rules the middleware runs.
-import { type LimitStore, type MiddlewareContext, PierError, type ToolDeclaration } from '@pier/core';
-import { describeValue } from '@pier/core/transport';
+import { type LimitStore, type MiddlewareContext, OptionIssues, type ToolDeclaration } from '@pier/core';
+import { optionsError } from './errors.js';
 
 /** Whose budget a request spends. */
 export type LimitKey =
@@ -104,26 +104,28 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const KEYS = new Set(['principal', 'client', 'ip', 'server']);
 const DAY_MS = 86_400_000;
 
-/** Validates `options`; throws a `PierError` (`OPTIONS_INVALID`) listing every problem. */
+/**
+ * Validates `options`; throws a `LimitsPluginError` (`LIMITS_OPTIONS_INVALID`) listing every problem, each
+ * naming its path (`rules[1].rate.limit`).
+ */
 export function normalizeOptions(options: LimitsPluginOptions): Normalized {
+  const issues = new OptionIssues('limitsPlugin()');
   if (options === null || typeof options !== 'object') {
-    throw new PierError(
-      'OPTIONS_INVALID',
-      `limitsPlugin: options must be an object { rules, store?, costs?, clientIp?, headers? } (got ${describeValue(options)})`,
-    );
+    issues.expect('options', 'an object { rules, store?, costs?, clientIp?, headers? }', options);
+    issues.throwNow(optionsError);
   }
-  const problems: string[] = [];
   const { rules, store, costs, clientIp, headers } = options;
   const normalized: Rule[] = [];
-  if (!Array.isArray(rules)) problems.push(`rules must be a list of rules (got ${describeValue(rules)})`);
+  if (!Array.isArray(rules)) issues.expect('rules', 'a list of rules', rules);
   else {
-    const names = new Set<string>();
+    const names = new Map<string, number>();
     rules.forEach((rule, index) => {
-      const where = `rules[${index}]${typeof rule?.name === 'string' ? ` ("${rule.name}")` : ''}`;
-      const made = normalizeRule(rule, where, problems);
+      const made = normalizeRule(rule, `rules[${index}]`, issues);
       if (made === undefined) return;
-      if (names.has(made.name)) problems.push(`${where}: the name "${made.name}" is used by another rule`);
-      names.add(made.name);
+      const first = names.get(made.name);
+      if (first !== undefined) {
+        issues.add(`rules[${index}].name "${made.name}" is already the name of rules[${first}]`);
+      } else names.set(made.name, index);
       normalized.push(made);
     });
   }
@@ -131,62 +133,58 @@ export function normalizeOptions(options: LimitsPluginOptions): Normalized {
     store !== undefined &&
     (typeof store?.consume !== 'function' || typeof (store as LimitStore).release !== 'function')
   ) {
-    problems.push('store must have consume() and release() (a LimitStore)');
+    issues.expect('store', 'a LimitStore (with consume() and release())', store);
   }
   const weights = new Map<string, number>();
   if (costs !== undefined) {
     if (costs === null || typeof costs !== 'object' || Array.isArray(costs)) {
-      problems.push(`costs must be an object { toolName: units } (got ${describeValue(costs)})`);
+      issues.expect('costs', 'an object { toolName: units }', costs);
     } else {
       for (const [tool, cost] of Object.entries(costs)) {
         if (!Number.isSafeInteger(cost) || cost < 1) {
-          problems.push(`costs["${tool}"] must be a whole number ≥ 1 (got ${describeValue(cost)})`);
+          issues.expect(`costs["${tool}"]`, 'a whole number ≥ 1', cost);
         } else weights.set(tool, cost);
       }
     }
   }
   if (clientIp !== undefined && typeof clientIp !== 'function') {
-    problems.push(`clientIp must be a function (ctx) => string | undefined (got ${describeValue(clientIp)})`);
+    issues.expect('clientIp', 'a function (ctx) => string | undefined', clientIp);
   }
-  if (headers !== undefined && typeof headers !== 'boolean') {
-    problems.push(`headers must be a boolean (got ${describeValue(headers)})`);
-  }
-  if (problems.length > 0) throw new PierError('OPTIONS_INVALID', `limitsPlugin: ${problems.join('; ')}`);
+  if (headers !== undefined && typeof headers !== 'boolean') issues.expect('headers', 'a boolean', headers);
+  issues.throwIfAny(optionsError);
   return { rules: normalized, store, costs: weights, clientIp, headers: headers ?? true };
 }
 
-function normalizeRule(rule: LimitRule, where: string, problems: string[]): Rule | undefined {
+function normalizeRule(rule: LimitRule, where: string, issues: OptionIssues): Rule | undefined {
   if (rule === null || typeof rule !== 'object') {
-    problems.push(`${where} must be an object { name, key, rate | quota | concurrency, … }`);
+    issues.expect(where, 'an object { name, key, rate | quota | concurrency, … }', rule);
     return undefined;
   }
-  const before = problems.length;
+  const before = issues.count;
   const { name, key, methods, tools, annotations, onStoreError } = rule;
   if (typeof name !== 'string' || !NAME.test(name)) {
-    problems.push(`${where}: name must be 1–64 of A-Z a-z 0-9 _ . - (got ${describeValue(name)})`);
+    issues.expect(`${where}.name`, '1–64 of A-Z a-z 0-9 _ . -', name);
   }
   if (typeof key !== 'function' && !KEYS.has(key as string)) {
-    problems.push(
-      `${where}: key must be 'principal', 'client', 'ip', 'server' or a function (got ${describeValue(key)})`,
-    );
+    issues.expect(`${where}.key`, "'principal', 'client', 'ip', 'server' or a function", key);
   }
   const limits = (['rate', 'quota', 'concurrency'] as const).filter((kind) => rule[kind] !== undefined);
   if (limits.length !== 1) {
-    problems.push(`${where}: give exactly one of rate, quota and concurrency (got ${limits.length})`);
+    issues.add(
+      `${where} must have exactly one of rate, quota and concurrency (got ${limits.length === 0 ? 'none' : limits.join(' and ')})`,
+    );
   }
   const kind = limits[0] ?? 'rate';
   const spec = (rule[kind] ?? {}) as { limit?: unknown; windowMs?: unknown };
   const limit = spec.limit;
-  if (!Number.isSafeInteger(limit) || (limit as number) < 1) {
-    problems.push(`${where}: ${kind}.limit must be a whole number ≥ 1 (got ${describeValue(limit)})`);
+  if (limits.length > 0 && (!Number.isSafeInteger(limit) || (limit as number) < 1)) {
+    issues.expect(`${where}.${kind}.limit`, 'a whole number ≥ 1', limit);
   }
   let windowMs = 0;
-  if (kind !== 'concurrency') {
+  if (kind !== 'concurrency' && limits.length > 0) {
     const given = spec.windowMs ?? (kind === 'quota' ? DAY_MS : undefined);
     if (!Number.isSafeInteger(given) || (given as number) < 1) {
-      problems.push(
-        `${where}: ${kind}.windowMs must be a whole number of ms ≥ 1 (got ${describeValue(given)})`,
-      );
+      issues.expect(`${where}.${kind}.windowMs`, 'a whole number of ms ≥ 1', given);
     } else windowMs = given as number;
   }
   let methodSet: ReadonlySet<string> | '*' = '*';
@@ -194,26 +192,26 @@ function normalizeRule(rule: LimitRule, where: string, problems: string[]): Rule
   if (methods !== undefined) {
     const list = typeof methods === 'string' ? [methods] : methods;
     if (!Array.isArray(list) || list.length === 0 || list.some((m) => typeof m !== 'string' || m === '')) {
-      problems.push(`${where}: methods must be a method, a non-empty list of methods, or '*'`);
+      issues.expect(`${where}.methods`, "a method, a non-empty list of methods, or '*'", methods);
     } else if (!list.includes('*')) {
       const never = list.filter((method) => NEVER_LIMITED.has(method));
       if (never.length > 0) {
-        problems.push(
-          `${where}: ${never.join(', ')} cannot be limited (a client must always be able to find the server)`,
+        issues.add(
+          `${where}.methods: ${never.join(', ')} cannot be limited (a client must always be able to find the server)`,
         );
       }
       if (forTools && list.some((method) => method !== 'tools/call')) {
-        problems.push(`${where}: a rule with tools or annotations counts tools/call only; drop methods`);
+        issues.add(`${where}.methods: a rule with tools or annotations counts tools/call only; drop methods`);
       }
       methodSet = new Set(list);
     }
   }
   if (forTools) methodSet = new Set(['tools/call']);
-  const tool = toolTest(tools, annotations, where, problems);
+  const tool = toolTest(tools, annotations, where, issues);
   if (onStoreError !== undefined && onStoreError !== 'open' && onStoreError !== 'closed') {
-    problems.push(`${where}: onStoreError must be 'open' or 'closed' (got ${describeValue(onStoreError)})`);
+    issues.expect(`${where}.onStoreError`, "'open' or 'closed'", onStoreError);
   }
-  if (problems.length > before) return undefined;
+  if (issues.count > before) return undefined;
   const count = limit as number;
   return {
     name,
@@ -234,15 +232,17 @@ function toolTest(
   tools: LimitRule['tools'],
   annotations: LimitRule['annotations'],
   where: string,
-  problems: string[],
+  issues: OptionIssues,
 ): ((tool: ToolDeclaration) => boolean) | undefined {
   let byName: ((tool: ToolDeclaration) => boolean) | undefined;
   if (typeof tools === 'function') byName = tools;
   else if (tools !== undefined) {
     const list = typeof tools === 'string' ? [tools] : tools;
     if (!Array.isArray(list) || list.length === 0 || list.some((t) => typeof t !== 'string' || t === '')) {
-      problems.push(
-        `${where}: tools must be a tool name, a non-empty list of names, or a function (tool) => boolean`,
+      issues.expect(
+        `${where}.tools`,
+        'a tool name, a non-empty list of names, or a function (tool) => boolean',
+        tools,
       );
     } else {
       const names = new Set(list);
@@ -252,7 +252,7 @@ function toolTest(
   let byAnnotations: ((tool: ToolDeclaration) => boolean) | undefined;
   if (annotations !== undefined) {
     if (annotations === null || typeof annotations !== 'object' || Array.isArray(annotations)) {
-      problems.push(`${where}: annotations must be an object such as { readOnlyHint: false }`);
+      issues.expect(`${where}.annotations`, 'an object such as { readOnlyHint: false }', annotations);
     } else {
       const wanted = Object.entries(annotations);
       byAnnotations = (tool) => {

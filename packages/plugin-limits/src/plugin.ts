@@ -12,7 +12,7 @@ import {
   type PierPlugin,
   type PluginContext,
 } from '@pier/core';
-import { messageOf } from '@pier/core/transport';
+import { errorMessage } from './errors.js';
 import { type LimitsPluginOptions, normalizeOptions, type Rule } from './options.js';
 import { type Plan, Planner } from './plan.js';
 import { refuse } from './refusal.js';
@@ -74,7 +74,7 @@ export interface LimitsPlugin extends PierPlugin {
  *   store: redisLimitStore({ url: process.env.REDIS_URL }),
  * })
  * ```
- * @throws {PierError} `OPTIONS_INVALID` naming every bad option.
+ * @throws {LimitsPluginError} `LIMITS_OPTIONS_INVALID` naming every bad option (all of them, with their paths).
  */
 export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
   const normalized = normalizeOptions(options);
@@ -95,7 +95,7 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       try {
         listener(event);
       } catch (error) {
-        logger?.warn('a limits listener failed', { error: messageOf(error) });
+        logger?.warn('a limits listener failed', { error: errorMessage(error) });
       }
     }
   };
@@ -117,7 +117,7 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       downSince = Date.now();
       const closed = normalized.rules.filter((rule) => rule.failClosed).map((rule) => rule.name);
       logger?.warn('the limit store is unreachable: limits fail open, except those listed', {
-        error: messageOf(error),
+        error: errorMessage(error),
         closed: closed.join(',') || 'none',
       });
       emit({ type: 'store', available: false });
@@ -228,12 +228,12 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       if (released instanceof Promise) {
         released.catch((error: unknown) =>
           logger?.debug('a concurrency hold was not released (the store lets it expire)', {
-            error: messageOf(error),
+            error: errorMessage(error),
           }),
         );
       }
     } catch (error) {
-      logger?.debug('a concurrency hold was not released', { error: messageOf(error) });
+      logger?.debug('a concurrency hold was not released', { error: errorMessage(error) });
     }
   };
 
@@ -268,7 +268,7 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
           } catch (error) {
             return {
               status: 'unhealthy' as const,
-              message: `limit store unreachable: ${failOpen.length > 0 ? `${failOpen.join(', ')} fail open` : ''}${failOpen.length > 0 && failClosed.length > 0 ? '; ' : ''}${failClosed.length > 0 ? `${failClosed.join(', ')} fail closed` : ''} (${messageOf(error)})`,
+              message: `limit store unreachable: ${failOpen.length > 0 ? `${failOpen.join(', ')} fail open` : ''}${failOpen.length > 0 && failClosed.length > 0 ? '; ' : ''}${failClosed.length > 0 ? `${failClosed.join(', ')} fail closed` : ''} (${errorMessage(error)})`,
               details: {
                 ...details,
                 ...(downSince !== undefined && { since: new Date(downSince).toISOString() }),

@@ -1,7 +1,7 @@
 // Metrics of `@pier/plugin-limits`, fed by its events (`otelPlugin({ limits })`): refusals by limit and
 // reason, decisions made without the store by failure mode, and whether the store answers.
 import { type Counter, type Gauge, metrics } from '@opentelemetry/api';
-import { ATTR, METRIC } from './conventions.js';
+import { OTEL_ATTRIBUTES, OTEL_METRICS } from './conventions.js';
 import type { LimitEventsSource, NormalizedOptions } from './options.js';
 import type { PrometheusRegistry } from './prometheus.js';
 import { SCOPE, SCOPE_VERSION } from './telemetry.js';
@@ -19,17 +19,17 @@ export function limitMetrics(
   let available: Gauge | undefined;
   if (options.metrics) {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, SCOPE_VERSION);
-    refusals = meter.createCounter(METRIC.limitRefusals.name, METRIC.limitRefusals);
-    storeErrors = meter.createCounter(METRIC.limitStoreErrors.name, METRIC.limitStoreErrors);
-    available = meter.createGauge(METRIC.limitStoreAvailable.name, METRIC.limitStoreAvailable);
+    refusals = meter.createCounter(OTEL_METRICS.limitRefusals.name, OTEL_METRICS.limitRefusals);
+    storeErrors = meter.createCounter(OTEL_METRICS.limitStoreErrors.name, OTEL_METRICS.limitStoreErrors);
+    available = meter.createGauge(OTEL_METRICS.limitStoreAvailable.name, OTEL_METRICS.limitStoreAvailable);
   }
   const prom = registry && {
-    refusals: registry.counter(METRIC.limitRefusals.name, METRIC.limitRefusals.description),
-    storeErrors: registry.counter(METRIC.limitStoreErrors.name, METRIC.limitStoreErrors.description),
+    refusals: registry.counter(OTEL_METRICS.limitRefusals.name, OTEL_METRICS.limitRefusals.description),
+    storeErrors: registry.counter(OTEL_METRICS.limitStoreErrors.name, OTEL_METRICS.limitStoreErrors.description),
     available: registry.settable(
-      METRIC.limitStoreAvailable.name,
-      METRIC.limitStoreAvailable.unit,
-      METRIC.limitStoreAvailable.description,
+      OTEL_METRICS.limitStoreAvailable.name,
+      OTEL_METRICS.limitStoreAvailable.unit,
+      OTEL_METRICS.limitStoreAvailable.description,
     ),
   };
   // Reported from the start: a dashboard sees 1 before the first outage, not nothing.
@@ -37,11 +37,11 @@ export function limitMetrics(
   prom?.available(1, {});
   return (event) => {
     if (event.type === 'refused') {
-      const attributes = { [ATTR.pierLimitRule]: event.rule, [ATTR.pierLimitReason]: event.reason };
+      const attributes = { [OTEL_ATTRIBUTES.pierLimitRule]: event.rule, [OTEL_ATTRIBUTES.pierLimitReason]: event.reason };
       refusals?.add(1, attributes);
       prom?.refusals(1, attributes);
     } else if (event.type === 'store-error') {
-      const attributes = { [ATTR.pierLimitRule]: event.rule, [ATTR.pierLimitFailureMode]: event.mode };
+      const attributes = { [OTEL_ATTRIBUTES.pierLimitRule]: event.rule, [OTEL_ATTRIBUTES.pierLimitFailureMode]: event.mode };
       storeErrors?.add(1, attributes);
       prom?.storeErrors(1, attributes);
     } else if (event.type === 'store') {

@@ -9,6 +9,7 @@ it('@pier/redis exports exactly its allow-list', () => {
     'redisHealthCheck',
     'redisKeyValueStore',
     'redisLimitStore',
+    'redisRequestStateKeys',
     'redisSessionRelay',
     'redisTaskStore',
   ]);

@@ -25,6 +25,12 @@ export {
   redisLimitStore,
 } from './limit-store.js';
 export {
+  type RedisKeysClientLike,
+  type RedisRequestStateKeys,
+  type RedisRequestStateKeysOptions,
+  redisRequestStateKeys,
+} from './request-state-keys.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,

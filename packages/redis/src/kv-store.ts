@@ -3,9 +3,10 @@
 // its TTL (PX); `add` is SET NX, and `take` reads and deletes in one Lua script, so of two replicas
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
-import { describeValue, messageOf } from '@pier/core/transport';
-import { storeClient } from './client.js';
-import { PierRedisError } from './errors.js';
+import { describeValue } from '@pier/core';
+import { storeClient, untilReady } from './client.js';
+import { messageOf, PierRedisError } from './errors.js';
+import { RedisOptionChecks } from './option-checks.js';
 
 /**
  * What the store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
@@ -144,14 +145,11 @@ class StringKeyValueStore implements RedisKeyValueStore {
       throw new PierRedisError('REDIS_KV_STORE_FAILED', `key-value store: ${what} after close()`);
     const client = await this.#client;
     const { connectTimeoutMs } = this.#options;
-    for (let waited = 0; !client.isReady; waited += 25) {
-      if (waited >= connectTimeoutMs || this.#closed) {
-        throw new PierRedisError(
-          'REDIS_KV_STORE_FAILED',
-          `key-value store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
-        );
-      }
-      await sleep(25);
+    if (!(await untilReady(client, connectTimeoutMs, () => this.#closed))) {
+      throw new PierRedisError(
+        'REDIS_KV_STORE_FAILED',
+        `key-value store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
+      );
     }
     try {
       return await client.eval(script, { keys: [`${this.#options.prefix}${key}`], arguments: args });
@@ -199,35 +197,14 @@ function ttlOf(ttlMs: unknown): string {
 }
 
 function resolveOptions(options: RedisKeyValueStoreOptions): Resolved {
-  if (options === null || typeof options !== 'object') {
-    throw new PierRedisError(
-      'REDIS_OPTIONS_INVALID',
-      `redisKeyValueStore: options must be an object (got ${describeValue(options)})`,
-    );
-  }
-  const issues: string[] = [];
-  const { url, client, prefix } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  // Never quote the URL: it may carry a password.
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
-    issues.push('url must be a redis:// or rediss:// URL');
-  if (client !== undefined) {
-    for (const method of ['connect', 'eval', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function')
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-    }
-  }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === ''))
-    issues.push(`prefix must be a non-empty string (got ${describeValue(prefix)})`);
-  const { connectTimeoutMs = 2_000 } = options;
-  if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 0)
-    issues.push(`connectTimeoutMs must be an integer ≥ 0 (got ${describeValue(connectTimeoutMs)})`);
-  if (issues.length > 0)
-    throw new PierRedisError('REDIS_OPTIONS_INVALID', `redisKeyValueStore: ${issues.join('; ')}`);
-  return {
-    prefix: prefix ?? 'pier:kv:',
-    connectTimeoutMs,
+  const checks = new RedisOptionChecks('redisKeyValueStore', options, ['connect', 'eval', 'on']);
+  const { url, client } = options;
+  const resolved: Resolved = {
+    prefix: checks.text('prefix', options.prefix, 'pier:kv:'),
+    connectTimeoutMs: checks.int('connectTimeoutMs', options.connectTimeoutMs, 2_000, 0),
     ...(url !== undefined && { url }),
     ...(client !== undefined && { client }),
   };
+  checks.done();
+  return resolved;
 }

@@ -5,9 +5,9 @@
 // slots back when their leases end. Every key expires when its state would be the empty state.
 import { createHash } from 'node:crypto';
 import type { LimitCheck, LimitHold, LimitOutcome, LimitStore } from '@pier/core';
-import { describeValue, messageOf } from '@pier/core/transport';
 import { storeClient } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
+import { RedisOptionChecks } from './option-checks.js';
 
 /**
  * What the limit store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
@@ -392,39 +392,17 @@ function sleep(ms: number): Promise<void> {
 }
 
 function resolveOptions(options: RedisLimitStoreOptions): Resolved {
-  if (options === null || typeof options !== 'object') {
-    throw new PierRedisError(
-      'REDIS_OPTIONS_INVALID',
-      `redisLimitStore: options must be an object (got ${describeValue(options)})`,
-    );
-  }
-  const issues: string[] = [];
-  const { url, client, prefix, onerror, timeoutMs = 1_000, leaseMs = 30_000 } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  // Never quote the URL: it may carry a password.
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
-    issues.push('url must be a redis:// or rediss:// URL');
-  if (client !== undefined) {
-    for (const method of ['connect', 'eval', 'ping', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function')
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-    }
-  }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === ''))
-    issues.push(`prefix must be a non-empty string (got ${describeValue(prefix)})`);
-  if (onerror !== undefined && typeof onerror !== 'function') issues.push('onerror must be a function');
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)
-    issues.push(`timeoutMs must be an integer ≥ 1 (got ${describeValue(timeoutMs)})`);
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 3)
-    issues.push(`leaseMs must be an integer ≥ 3 (got ${describeValue(leaseMs)})`);
-  if (issues.length > 0)
-    throw new PierRedisError('REDIS_OPTIONS_INVALID', `redisLimitStore: ${issues.join('; ')}`);
-  return {
-    prefix: prefix ?? 'pier:limit:',
-    timeoutMs,
-    leaseMs,
+  const checks = new RedisOptionChecks('redisLimitStore', options, ['connect', 'eval', 'ping', 'on']);
+  const { url, client, onerror } = options;
+  checks.callback('onerror', onerror);
+  const resolved: Resolved = {
+    prefix: checks.text('prefix', options.prefix, 'pier:limit:'),
+    timeoutMs: checks.int('timeoutMs', options.timeoutMs, 1_000, 1),
+    leaseMs: checks.int('leaseMs', options.leaseMs, 30_000, 3),
     ...(url !== undefined && { url }),
     ...(client !== undefined && { client }),
     ...(onerror !== undefined && { onerror }),
   };
+  checks.done();
+  return resolved;
 }

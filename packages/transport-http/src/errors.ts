@@ -24,3 +24,8 @@ export class HttpTransportError extends Error {
     this.issues = Object.freeze([...issues]);
   }
 }
+
+/** The message of anything thrown, for a log line. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

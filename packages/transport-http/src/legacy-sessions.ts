@@ -1,12 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type AuthInfo,
-  type EngineConnection,
-  type Logger,
-  messageOf,
-  type TransportHost,
-} from '@pier/core/transport';
+import type { AuthInfo, EngineConnection, Logger, TransportHost } from '@pier/core/transport';
 import type { Exchange } from './drain.js';
+import { messageOf } from './errors.js';
 import { SessionEventStore } from './event-store.js';
 import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';

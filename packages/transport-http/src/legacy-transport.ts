@@ -10,12 +10,12 @@ import {
   type Logger,
   type McpEngine,
   type Message,
-  messageOf,
   type RequestId,
 } from '@pier/core/transport';
 import { abortedOnDisconnect, allHeaders, answerBody, headerReader } from './answers.js';
 import { Channel } from './channel.js';
 import type { Exchange } from './drain.js';
+import { messageOf } from './errors.js';
 import { headerValue, JSONRPC } from './json-errors.js';
 
 /** Options of {@link LegacyTransport}. */

@@ -9,12 +9,12 @@ import {
   type HttpRefusal,
   isJsonContentType,
   type Logger,
-  messageOf,
   type TransportHost,
 } from '@pier/core/transport';
 import { headerReader, requestHead } from './answers.js';
 import { readBody, refuseOversizedBody } from './body.js';
 import type { Exchange, ExchangeTracker } from './drain.js';
+import { messageOf } from './errors.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { LegacyTransport } from './legacy-transport.js';

@@ -1,4 +1,9 @@
-import { describeValue as describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
+import { describeValue as describe } from '@pier/core';
+import type { EventStore } from '@pier/core/transport';
+
+/** Node's longest timer: 2^31 − 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 import { HttpTransportError } from './errors.js';
 import type { SessionRegistry, SessionRegistryInit, SessionRelay } from './sessions.js';
 

@@ -1,8 +1,9 @@
 // Request handling: every request the node:http server receives, from the first check to the handler
 // that answers it. Plugin routes, the MCP endpoint and every refusal, each with a JSON body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type HttpRoute, type Logger, messageOf } from '@pier/core/transport';
+import type { HttpRoute, Logger } from '@pier/core/transport';
 import type { ExchangeTracker } from './drain.js';
+import { messageOf } from './errors.js';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';

@@ -75,10 +75,10 @@ async function legacyClient(url: string, headers: Record<string, string> = {}): 
 }
 
 describe('httpTransport(options): the transport is imported, not hunted', () => {
-  it('is what listen() takes, as itself or as { transport }', async () => {
+  it("is what listen() takes, as itself or through the 'streamable-http' shortcut", async () => {
     for (const listen of [
       (server: PierServer) => server.listen(httpTransport({ port: 0 })),
-      (server: PierServer) => server.listen({ transport: httpTransport({ port: 0 }) }),
+      (server: PierServer) => server.listen({ transport: 'streamable-http', port: 0 }),
     ]) {
       const server = pier();
       const address = await listen(server);

@@ -1,5 +1,5 @@
 // Option checks the provider factories share.
-import { type Issues, shown } from '../errors.js';
+import { describeValue, type OptionIssues } from '@pier/core';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -13,7 +13,7 @@ export function isSecureUrl(value: unknown): value is string {
 
 /** `clientId`, and `clientSecret` (required or optional), never quoting the secret. */
 export function checkClient(
-  issues: Issues,
+  issues: OptionIssues,
   options: { readonly clientId?: unknown; readonly clientSecret?: unknown } | undefined,
   secretRequired: boolean,
 ): void {
@@ -22,7 +22,7 @@ export function checkClient(
     return;
   }
   if (typeof options.clientId !== 'string' || options.clientId.trim() === '') {
-    issues.add(`clientId must be a non-empty string (got ${shown(options.clientId)})`);
+    issues.add(`clientId must be a non-empty string (got ${describeValue(options.clientId)})`);
   }
   const secret = options.clientSecret;
   if (secret === undefined ? secretRequired : typeof secret !== 'string' || secret === '') {
@@ -33,23 +33,23 @@ export function checkClient(
 }
 
 /** An endpoint URL: https (http on loopback only). */
-export function checkEndpoint(issues: Issues, name: string, value: unknown): string {
+export function checkEndpoint(issues: OptionIssues, name: string, value: unknown): string {
   if (!isSecureUrl(value)) {
     issues.add(
-      `${name} must be an https URL (http for 127.0.0.1, localhost or [::1] only) (got ${shown(value)})`,
+      `${name} must be an https URL (http for 127.0.0.1, localhost or [::1] only) (got ${describeValue(value)})`,
     );
   }
   return value as string;
 }
 
 /** A list of scope names (no spaces), or `undefined` when not given. */
-export function checkScopes(issues: Issues, name: string, value: unknown): string[] | undefined {
+export function checkScopes(issues: OptionIssues, name: string, value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   if (
     !Array.isArray(value) ||
     !value.every((s) => typeof s === 'string' && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))
   ) {
-    issues.add(`${name} must be an array of scope names without spaces (got ${shown(value)})`);
+    issues.add(`${name} must be an array of scope names without spaces (got ${describeValue(value)})`);
     return undefined;
   }
   return [...new Set(value as string[])];

@@ -1,6 +1,7 @@
 // GitHub: OAuth 2.0 without OpenID Connect. No discovery and no ID token: the user is whoever GitHub's user
 // API says owns the token.
-import { Issues, OAuthProxyError, shown } from '../errors.js';
+import { describeValue, OptionIssues } from '@pier/core';
+import { OAuthProxyError, optionsError } from '../errors.js';
 import { checkClient, checkEndpoint, checkScopes } from './checks.js';
 import { fetchJson, providerBase, type UpstreamEndpoints, type UpstreamProvider } from './provider.js';
 
@@ -32,7 +33,7 @@ export interface GitHubOptions {
  * ```
  */
 export function github(options: GitHubOptions): UpstreamProvider {
-  const issues = new Issues();
+  const issues = new OptionIssues('github()');
   checkClient(issues, options, true);
   const scopes = checkScopes(issues, 'scopes', options?.scopes) ?? ['read:user'];
   const authorizationEndpoint = checkEndpoint(
@@ -52,9 +53,9 @@ export function github(options: GitHubOptions): UpstreamProvider {
   );
   const idField = options?.userIdField ?? 'id';
   if (typeof idField !== 'string' || idField === '') {
-    issues.add(`userIdField must be a non-empty string (got ${shown(idField)})`);
+    issues.add(`userIdField must be a non-empty string (got ${describeValue(idField)})`);
   }
-  issues.throwIfAny('github()');
+  issues.throwIfAny(optionsError);
   const endpoints: UpstreamEndpoints = {
     authorizationEndpoint,
     tokenEndpoint,

@@ -1,8 +1,10 @@
 // Any OpenID Connect provider by its issuer URL (Auth0, Entra ID, Keycloak, Okta, WorkOS…), found through
 // discovery; Google is one with its own defaults. The user is the ID token's subject (signature, issuer,
 // audience and nonce checked), or userinfo's when the provider sends no ID token.
+
+import { describeValue, OptionIssues } from '@pier/core';
 import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose';
-import { Issues, OAuthProxyError, shown } from '../errors.js';
+import { OAuthProxyError, optionsError } from '../errors.js';
 import { checkClient, checkEndpoint, checkScopes, isSecureUrl } from './checks.js';
 import {
   fetchJson,
@@ -47,9 +49,9 @@ export interface GoogleOptions {
  * whose authorized redirect URI is the proxy's `callbackUrl`.
  */
 export function google(options: GoogleOptions): UpstreamProvider {
-  const issues = new Issues();
+  const issues = new OptionIssues('google()');
   checkClient(issues, options, true);
-  issues.throwIfAny('google()');
+  issues.throwIfAny(optionsError);
   return build('google()', {
     issuer: options.issuer ?? 'https://accounts.google.com',
     clientId: options.clientId,
@@ -75,7 +77,7 @@ function build(
   where: string,
   options: OidcOptions & { readonly idTokenIssuers?: readonly string[] | undefined },
 ): UpstreamProvider {
-  const issues = new Issues();
+  const issues = new OptionIssues(where);
   checkClient(issues, options, false);
   const issuer = checkEndpoint(issues, 'issuer', options?.issuer);
   if (isSecureUrl(issuer) && new URL(issuer).search !== '') issues.add('issuer must have no query string');
@@ -84,7 +86,7 @@ function build(
     issues.add("scopes must include 'openid' (the user is identified by OpenID Connect)");
   const claim = options?.userIdClaim ?? 'sub';
   if (typeof claim !== 'string' || claim === '')
-    issues.add(`userIdClaim must be a non-empty string (got ${shown(claim)})`);
+    issues.add(`userIdClaim must be a non-empty string (got ${describeValue(claim)})`);
   const params = options?.authorizationParams ?? {};
   if (
     params === null ||
@@ -94,9 +96,9 @@ function build(
     issues.add('authorizationParams must be an object of strings');
   }
   if (options?.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
-    issues.add(`name must be a non-empty string (got ${shown(options.name)})`);
+    issues.add(`name must be a non-empty string (got ${describeValue(options.name)})`);
   }
-  issues.throwIfAny(where);
+  issues.throwIfAny(optionsError);
   const name = options.name ?? new URL(issuer).host;
   let discovered: Promise<UpstreamEndpoints> | undefined;
   let keys: { readonly uri: string; readonly get: ReturnType<typeof createRemoteJWKSet> } | undefined;
