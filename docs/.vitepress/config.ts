@@ -83,6 +83,7 @@ export default defineConfig({
             { text: '@pier/plugin-auth', link: '/packages/plugin-auth' },
             { text: '@pier/redis', link: '/packages/redis' },
             { text: '@pier/plugin-otel', link: '/packages/plugin-otel' },
+            { text: '@pier/plugin-limits', link: '/packages/plugin-limits' },
             { text: '@pier/testing', link: '/packages/testing' },
             { text: 'create-pier', link: '/packages/create-pier' },
           ],

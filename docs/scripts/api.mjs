@@ -20,6 +20,7 @@ const entries = [
   ['@pier/plugin-auth', 'packages/plugin-auth/dist/index.d.ts'],
   ['@pier/redis', 'packages/redis/dist/index.d.ts'],
   ['@pier/plugin-otel', 'packages/plugin-otel/dist/index.d.ts'],
+  ['@pier/plugin-limits', 'packages/plugin-limits/dist/index.d.ts'],
   ['@pier/testing', 'packages/testing/dist/index.d.ts'],
   ['create-pier', 'packages/create-pier/dist/index.d.ts'],
 ];

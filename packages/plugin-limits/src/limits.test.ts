@@ -95,6 +95,48 @@ describe('a tool limit', () => {
     ]);
   });
 
+  it('keys by OAuth client: users of one client share its budget, which principal keys would not', async () => {
+    const byClient = limitsPlugin({
+      rules: [{ name: 'per-client', key: 'client', tools: 'add_note', rate: { limit: 2, windowMs: 60_000 } }],
+    });
+    const url = await serve([bearerAuth, byClient]);
+    const call = (token: string) =>
+      modern(url, 'tools/call', { name: 'add_note', arguments: {} }, { authorization: `Bearer ${token}` });
+    const refused = async (token: string) =>
+      ((await call(token)).body.result as { isError?: boolean }).isError === true;
+    // alice and bob both use the app "notes": its budget of 2 is spent by the two of them together.
+    expect([await refused('alice@notes'), await refused('bob@notes'), await refused('carol@notes')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    // Another client has a budget of its own.
+    expect(await refused('alice@cli')).toBe(false);
+    // Control: keyed by principal, the same calls are each a first call of their caller.
+    await closeAll();
+    const byPrincipal = await serve([
+      bearerAuth,
+      limitsPlugin({
+        rules: [
+          { name: 'per-user', key: 'principal', tools: 'add_note', rate: { limit: 2, windowMs: 60_000 } },
+        ],
+      }),
+    ]);
+    const again = (token: string) =>
+      modern(
+        byPrincipal,
+        'tools/call',
+        { name: 'add_note', arguments: {} },
+        { authorization: `Bearer ${token}` },
+      );
+    const answers = [await again('alice@notes'), await again('bob@notes'), await again('carol@notes')];
+    expect(answers.map((answer) => (answer.body.result as { isError?: boolean }).isError === true)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it('a concurrent burst at the boundary admits exactly the limit', async () => {
     const url = await serve([addNoteLimit(10)]);
     const answers = await Promise.all(
@@ -289,8 +331,8 @@ describe('limitsPlugin options', () => {
     expect(() => limitsPlugin(undefined as never)).toThrow(
       'limitsPlugin(): options must be an object { rules, store?, costs?, clientIp?, headers? } (got nothing)',
     );
-    expect(() => limitsPlugin({ rules: [{ name: 'q', key: 'ip', quota: { limit: 1, windowMs: -1 } }] })).toThrow(
-      'limitsPlugin(): rules[0].quota.windowMs must be a whole number of ms ≥ 1 (got -1)',
-    );
+    expect(() =>
+      limitsPlugin({ rules: [{ name: 'q', key: 'ip', quota: { limit: 1, windowMs: -1 } }] }),
+    ).toThrow('limitsPlugin(): rules[0].quota.windowMs must be a whole number of ms ≥ 1 (got -1)');
   });
 });

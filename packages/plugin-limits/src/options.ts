@@ -293,7 +293,9 @@ function describeRule(
             : 'per caller';
   const what = forTools ? (limit === 1 ? 'call' : 'calls') : limit === 1 ? 'request' : 'requests';
   if (kind === 'concurrency') return `at most ${limit} ${what} in flight ${whose}`;
-  return `${limit} ${what} per ${spanOf(windowMs)} ${whose}`;
+  const span = spanOf(windowMs);
+  // Quotas' windows start at 00:00 UTC; a rate's day is any 24 hours.
+  return `${limit} ${what} per ${kind === 'quota' && windowMs % DAY_MS === 0 ? `${span} (UTC)` : span} ${whose}`;
 }
 
 /** `60_000` → `minute`, `90_000` → `90 s`. */
@@ -302,7 +304,7 @@ export function spanOf(ms: number): string {
     1000: 'second',
     60000: 'minute',
     3600000: 'hour',
-    [DAY_MS]: 'day (UTC)',
+    [DAY_MS]: 'day',
   };
   const name = named[ms];
   if (name !== undefined) return name;

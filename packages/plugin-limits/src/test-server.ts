@@ -55,7 +55,10 @@ export const tools = [
   }),
 ];
 
-/** Accepts `Authorization: Bearer <name>` as the principal `<name>`; anonymous without one. */
+/**
+ * Accepts `Authorization: Bearer <name>` as the principal `<name>` of the OAuth client `<name>`, and
+ * `Bearer <user>@<client>` as the principal `<user>` of the client `<client>`; anonymous without one.
+ */
 export const bearerAuth: PierPlugin = {
   name: 'test-auth',
   setup: (ctx) =>
@@ -63,10 +66,11 @@ export const bearerAuth: PierPlugin = {
       authenticate(request) {
         const header = request.header('authorization');
         if (header === undefined) return { authInfo: { token: '', clientId: '', scopes: [] } };
-        const name = header.replace(/^Bearer /, '');
-        return { authInfo: { token: name, clientId: name, scopes: [] } };
+        const token = header.replace(/^Bearer /, '');
+        const [user = token, client = user] = token.split('@');
+        return { authInfo: { token, clientId: client, scopes: [], extra: { user } } };
       },
-      principalOf: (info) => info.clientId,
+      principalOf: (info) => String(info.extra?.user ?? info.clientId),
     }),
 };
 

@@ -25,7 +25,10 @@ export function limitMetrics(
   }
   const prom = registry && {
     refusals: registry.counter(OTEL_METRICS.limitRefusals.name, OTEL_METRICS.limitRefusals.description),
-    storeErrors: registry.counter(OTEL_METRICS.limitStoreErrors.name, OTEL_METRICS.limitStoreErrors.description),
+    storeErrors: registry.counter(
+      OTEL_METRICS.limitStoreErrors.name,
+      OTEL_METRICS.limitStoreErrors.description,
+    ),
     available: registry.settable(
       OTEL_METRICS.limitStoreAvailable.name,
       OTEL_METRICS.limitStoreAvailable.unit,
@@ -37,11 +40,17 @@ export function limitMetrics(
   prom?.available(1, {});
   return (event) => {
     if (event.type === 'refused') {
-      const attributes = { [OTEL_ATTRIBUTES.pierLimitRule]: event.rule, [OTEL_ATTRIBUTES.pierLimitReason]: event.reason };
+      const attributes = {
+        [OTEL_ATTRIBUTES.pierLimitRule]: event.rule,
+        [OTEL_ATTRIBUTES.pierLimitReason]: event.reason,
+      };
       refusals?.add(1, attributes);
       prom?.refusals(1, attributes);
     } else if (event.type === 'store-error') {
-      const attributes = { [OTEL_ATTRIBUTES.pierLimitRule]: event.rule, [OTEL_ATTRIBUTES.pierLimitFailureMode]: event.mode };
+      const attributes = {
+        [OTEL_ATTRIBUTES.pierLimitRule]: event.rule,
+        [OTEL_ATTRIBUTES.pierLimitFailureMode]: event.mode,
+      };
       storeErrors?.add(1, attributes);
       prom?.storeErrors(1, attributes);
     } else if (event.type === 'store') {

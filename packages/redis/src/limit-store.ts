@@ -394,7 +394,6 @@ function sleep(ms: number): Promise<void> {
 function resolveOptions(options: RedisLimitStoreOptions): Resolved {
   const checks = new RedisOptionChecks('redisLimitStore', options, ['connect', 'eval', 'ping', 'on']);
   const { url, client, onerror } = options;
-  checks.callback('onerror', onerror);
   const resolved: Resolved = {
     prefix: checks.text('prefix', options.prefix, 'pier:limit:'),
     timeoutMs: checks.int('timeoutMs', options.timeoutMs, 1_000, 1),
@@ -403,6 +402,7 @@ function resolveOptions(options: RedisLimitStoreOptions): Resolved {
     ...(client !== undefined && { client }),
     ...(onerror !== undefined && { onerror }),
   };
+  checks.callback('onerror', onerror);
   checks.done();
   return resolved;
 }

@@ -97,5 +97,19 @@ describe('InMemoryLimitStore', () => {
   it('refuses bad options with a message naming the option', () => {
     expect(() => new InMemoryLimitStore({ maxKeys: 0 })).toThrow(/maxKeys must be an integer ≥ 1/);
     expect(() => new InMemoryLimitStore({ sweepIntervalMs: 1.5 })).toThrow(/sweepIntervalMs/);
+    let thrown: unknown;
+    try {
+      new InMemoryLimitStore({ maxKeys: -1, sweepIntervalMs: 0, now: 5 as never });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      code: 'OPTIONS_INVALID',
+      issues: [
+        'maxKeys must be an integer ≥ 1 (got -1)',
+        'sweepIntervalMs must be an integer from 1 to 2147483647 (got 0)',
+        'now must be a function () => ms since the epoch (got 5)',
+      ],
+    });
   });
 });

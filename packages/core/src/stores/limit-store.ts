@@ -2,7 +2,7 @@
 // implements (`@pier/redis`'s `redisLimitStore`), and the embedded in-memory default: one process, bounded
 // in keys, each key dropped once its window has passed. `@pier/plugin-limits` decides what to count; a store
 // only counts, atomically.
-import { PierError } from '../errors.js';
+import { MAX_TIMER_MS, OptionIssues, optionsError } from '../errors.js';
 
 /**
  * A token bucket (GCRA): `limit` units per `windowMs`, refilled continuously; a full bucket admits `limit`
@@ -113,16 +113,18 @@ export class InMemoryLimitStore implements LimitStore {
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: InMemoryLimitStoreOptions = {}) {
+    const issues = new OptionIssues('InMemoryLimitStore');
+    if (options === null || typeof options !== 'object') {
+      issues.expect('options', 'an object { maxKeys?, sweepIntervalMs?, now? }', options);
+      issues.throwNow(optionsError);
+    }
     const { maxKeys = 100_000, sweepIntervalMs = 10_000, now = Date.now } = options;
-    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
-      throw new PierError('OPTIONS_INVALID', `InMemoryLimitStore: maxKeys must be an integer ≥ 1`);
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) issues.expect('maxKeys', 'an integer ≥ 1', maxKeys);
+    if (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 1 || sweepIntervalMs > MAX_TIMER_MS) {
+      issues.expect('sweepIntervalMs', `an integer from 1 to ${MAX_TIMER_MS}`, sweepIntervalMs);
     }
-    if (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 1) {
-      throw new PierError('OPTIONS_INVALID', `InMemoryLimitStore: sweepIntervalMs must be an integer ≥ 1`);
-    }
-    if (typeof now !== 'function') {
-      throw new PierError('OPTIONS_INVALID', 'InMemoryLimitStore: now must be a function');
-    }
+    if (typeof now !== 'function') issues.expect('now', 'a function () => ms since the epoch', now);
+    issues.throwIfAny(optionsError);
     this.#maxKeys = maxKeys;
     this.#sweepIntervalMs = sweepIntervalMs;
     this.#now = now;
