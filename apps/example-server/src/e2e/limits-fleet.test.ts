@@ -6,6 +6,7 @@ import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanUp } from './test-app.js';
 import {
+  callTool,
   ensureInstalled,
   type LoadBalancer,
   type RedisProcess,
@@ -29,46 +30,17 @@ afterAll(async () => {
   await cleanUp();
 });
 
-let nextId = 1;
 /** One raw 2026-07-28 `add_note` through `url`: whether it was admitted, and the replica that answered. */
 async function addNote(url: string): Promise<{ admitted: boolean; replica: string | null; text: string }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    signal: AbortSignal.timeout(15_000),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'add_note',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: {
-        name: 'add_note',
-        arguments: { title: 'limited', body: 'x' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'fleet-limits', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  if (response.status !== 200)
-    throw new Error(
-      `HTTP ${response.status} from ${response.headers.get('x-pier-replica')}: ${await response.text()}`,
-    );
-  const body = (await response.json()) as {
-    result?: { isError?: boolean; content?: { text?: string }[] };
-  };
-  expect(body.result).toBeDefined();
+  const answer = await callTool(url, 'add_note', { title: 'limited', body: 'x' });
+  if (answer.status !== 200 || answer.result === undefined) {
+    throw new Error(`HTTP ${answer.status} from ${answer.replica}: ${JSON.stringify(answer.error)}`);
+  }
+  const result = answer.result as { isError?: boolean; content?: { text?: string }[] };
   return {
-    admitted: body.result?.isError !== true,
-    replica: response.headers.get('x-pier-replica'),
-    text: body.result?.content?.[0]?.text ?? '',
+    admitted: result.isError !== true,
+    replica: answer.replica,
+    text: result.content?.[0]?.text ?? '',
   };
 }
 
