@@ -1,7 +1,7 @@
 // Generates the API reference (docs/api/) from the .d.ts files the packages publish (their dist/), with
 // TypeDoc and typedoc-plugin-markdown, so the reference shows exactly what a user's editor sees.
 // Run by `build` and `dev`; the packages must be built first (turbo's ^build does it in the check).
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Application, Converter, ReflectionKind } from 'typedoc';
@@ -10,20 +10,58 @@ const docs = join(dirname(fileURLToPath(import.meta.url)), '..');
 const root = join(docs, '..');
 const out = join(docs, 'api');
 
-/** Every public entry point, named as users import it. */
-const entries = [
-  ['@pier/core', 'packages/core/dist/index.d.ts'],
-  ['@pier/core/transport', 'packages/core/dist/transport.d.ts'],
-  ['@pier/transport-http', 'packages/transport-http/dist/index.d.ts'],
-  ['@pier/config', 'packages/config/dist/index.d.ts'],
-  ['@pier/plugin-health', 'packages/plugin-health/dist/index.d.ts'],
-  ['@pier/plugin-auth', 'packages/plugin-auth/dist/index.d.ts'],
-  ['@pier/redis', 'packages/redis/dist/index.d.ts'],
-  ['@pier/plugin-otel', 'packages/plugin-otel/dist/index.d.ts'],
-  ['@pier/plugin-limits', 'packages/plugin-limits/dist/index.d.ts'],
-  ['@pier/testing', 'packages/testing/dist/index.d.ts'],
-  ['create-pier', 'packages/create-pier/dist/index.d.ts'],
-];
+/**
+ * Every public entry point, named as users import it: each published package under packages/ (its
+ * package.json not `private`), and each of its `exports` subpaths that has types. The order is the
+ * sidebar's: core first, then the other packages by name.
+ */
+function publishedPackages() {
+  return readdirSync(join(root, 'packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'package.json')))
+    .map((entry) => ({
+      dir: entry.name,
+      manifest: JSON.parse(readFileSync(join(root, 'packages', entry.name, 'package.json'), 'utf8')),
+    }))
+    .filter(({ manifest }) => manifest.private !== true)
+    .sort(
+      (a, b) =>
+        (a.manifest.name === '@pier/core' ? -1 : b.manifest.name === '@pier/core' ? 1 : 0) ||
+        a.manifest.name.localeCompare(b.manifest.name),
+    );
+}
+
+const packages = publishedPackages();
+
+// turbo builds a package before the docs only when the docs depend on it: a published package missing
+// from docs/package.json's devDependencies would be documented from a stale or absent dist/.
+const docsManifest = JSON.parse(readFileSync(join(docs, 'package.json'), 'utf8'));
+const unlisted = packages.filter(
+  ({ manifest }) => docsManifest.devDependencies?.[manifest.name] === undefined,
+);
+if (unlisted.length > 0) {
+  console.error(
+    `docs: the API reference covers every published package; add ${unlisted
+      .map(({ manifest }) => `"${manifest.name}": "workspace:*"`)
+      .join(
+        ', ',
+      )} to docs/package.json devDependencies (so the packages build before the site), then run pnpm install.`,
+  );
+  process.exit(1);
+}
+
+/** [import path, .d.ts file relative to the repository] for every entry point. */
+const entries = packages.flatMap(({ dir, manifest }) =>
+  Object.entries(manifest.exports ?? {}).flatMap(([subpath, target]) => {
+    const types = typeof target === 'object' && target !== null ? target.types : undefined;
+    if (typeof types !== 'string') return []; // ./package.json and the like
+    return [
+      [
+        `${manifest.name}${subpath === '.' ? '' : subpath.slice(1)}`,
+        `packages/${dir}/${types.replace(/^\.\//, '')}`,
+      ],
+    ];
+  }),
+);
 
 const missing = entries.filter(([, file]) => !existsSync(join(root, file)));
 if (missing.length > 0) {
