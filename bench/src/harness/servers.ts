@@ -25,7 +25,9 @@ export type ServerId =
   | 'pier-otel-sdk-traces'
   | 'pier-otel-sdk-metrics'
   | 'pier-otel-floor'
-  | 'pier-limits';
+  | 'pier-limits'
+  | 'pier-limits-no-headers'
+  | 'pier-noop-middleware';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -168,6 +170,16 @@ const VARIANTS: readonly [string, string, Readonly<Record<string, string>>][] = 
     { BENCH_OTEL: mode },
   ]),
   ['pier-limits', 'Pier + limitsPlugin(), one rate on echo, in memory', { BENCH_LIMITS: 'memory' }],
+  [
+    'pier-limits-no-headers',
+    'Pier + limitsPlugin({ headers: false }), one rate on echo, in memory',
+    { BENCH_LIMITS: 'memory', BENCH_LIMITS_HEADERS: 'off' },
+  ],
+  [
+    'pier-noop-middleware',
+    'Pier + one middleware on tools/call that only calls next()',
+    { BENCH_LIMITS: 'noop' },
+  ],
 ];
 export const PLUGIN_VARIANTS: readonly ServerSpec[] = VARIANTS.map(([id, label, env]) => ({
   id: id as ServerId,

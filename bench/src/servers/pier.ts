@@ -100,10 +100,14 @@ const otelPlugins: PierPlugin[] =
           ];
 
 // `BENCH_LIMITS=memory|redis` (limits-overhead.ts): `limitsPlugin()` with one rule on echo, per principal,
-// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`).
+// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`); `BENCH_LIMITS_HEADERS=off`
+// without the RateLimit headers. `BENCH_LIMITS=noop`: one middleware on tools/call that only calls next()
+// (the engine's own cost of a middleware, the floor of any limiter).
 const limitsMode = process.env.BENCH_LIMITS;
 const limitPlugins: PierPlugin[] = [];
-if (limitsMode === 'memory' || limitsMode === 'redis') {
+if (limitsMode === 'noop') {
+  limitPlugins.push({ name: 'noop', setup: (ctx) => ctx.use('tools/call', (_request, next) => next()) });
+} else if (limitsMode === 'memory' || limitsMode === 'redis') {
   const { limitsPlugin } = await import('@pier/plugin-limits');
   const store =
     limitsMode === 'redis'
@@ -116,6 +120,7 @@ if (limitsMode === 'memory' || limitsMode === 'redis') {
   limitPlugins.push(
     limitsPlugin({
       ...(store !== undefined && { store }),
+      headers: process.env.BENCH_LIMITS_HEADERS !== 'off',
       rules: [
         { name: 'echo', key: 'principal', tools: 'echo', rate: { limit: 1_000_000_000, windowMs: 1_000 } },
       ],
