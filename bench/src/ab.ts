@@ -11,11 +11,13 @@
 // Example: pnpm ab 4 3 pier@dist/.before/transport-http:modern pier:modern sdk-v1:legacy pier:/health/ready
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeSharedIssuer } from './harness/auth-issuer.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
-import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
+import { findServer, type ServerSpec } from './harness/servers.js';
 import { median, pairedRatios, spread } from './harness/stats.js';
 import type { Era } from './load/requests.js';
+import { SHAPES } from './shapes.js';
 
 const REDIRECT = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'transport-redirect.js');
 
@@ -25,12 +27,18 @@ const [seconds = 4, rounds = 3] = numbers;
 const scenarios = args
   .filter((arg) => !/^\d+$/.test(arg))
   .map((arg) => {
-    const colon = arg.lastIndexOf(':');
+    // `server:era:shape` calls a tool shape of shapes.ts (`pier:modern:ctx`) instead of echo.
+    const shapeId = SHAPES.find((shape) => arg.endsWith(`:${shape.id}`) && arg.split(':').length > 2)?.id;
+    const rest = shapeId === undefined ? arg : arg.slice(0, -shapeId.length - 1);
+    const colon = rest.lastIndexOf(':');
     const [server = '', era = ''] =
-      colon === -1 ? [arg, 'legacy'] : [arg.slice(0, colon), arg.slice(colon + 1)];
-    return { label: arg, server, era: era as Era | `/${string}` };
+      colon === -1 ? [rest, 'legacy'] : [rest.slice(0, colon), rest.slice(colon + 1)];
+    const call = SHAPES.find((shape) => shape.id === shapeId)?.call;
+    return { label: arg, server, era: era as Era | `/${string}`, call };
   });
-if (scenarios.length === 0) throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era> ...');
+if (scenarios.length === 0) {
+  throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era[:shape]> ...');
+}
 
 /** Pier packages a saved build may replace; a DIR named otherwise is taken for `@pier/transport-http`. */
 const PACKAGES = new Set(['core', 'transport-http', 'plugin-health', 'plugin-auth', 'plugin-otel', 'config']);
@@ -51,11 +59,7 @@ try {
     if (running.has(server)) continue;
     const [named, program] = server.split('=');
     const [id, dir] = (named ?? '').split('@');
-    const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
-    if (!base)
-      throw new Error(
-        `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
-      );
+    const base = findServer(id ?? '');
     const withProgram = program === undefined ? base : { ...base, program: resolve(program) };
     const spec: ServerSpec =
       dir === undefined
@@ -67,10 +71,10 @@ try {
   const samples = new Map<string, number[]>(scenarios.map((s) => [s.label, []]));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? scenarios : [...scenarios].reverse();
-    for (const { label, server, era } of order) {
+    for (const { label, server, era, call } of order) {
       const sample = await throughput(
         running.get(server)!,
-        era.startsWith('/') ? { get: era } : { era: era as Era },
+        era.startsWith('/') ? { get: era } : { era: era as Era, ...(call !== undefined && { call }) },
         {
           seconds,
           warmupSeconds: 1,
@@ -97,5 +101,6 @@ try {
   }
 } finally {
   stopLoader();
+  await closeSharedIssuer();
   for (const server of running.values()) await server.stop();
 }

@@ -13,23 +13,36 @@ import {
   CLIENT_INFO,
   ECHO_TEXT,
   inputRequired,
+  legacyCall,
   legacyEcho,
   type McpRequest,
+  modernCall,
   modernEcho,
 } from './load/requests.js';
 import { ECHO_INPUT, echo } from './servers/echo-tool.js';
+import { SHAPES } from './shapes.js';
 
 const handler = createMcpHandler(() => {
   const server = new McpServer({ name: 'envelope', version: '1.0.0' });
-  server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: 'text', text }],
-  }));
+  for (const name of ['echo', 'echo_ctx']) {
+    server.registerTool(name, { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }));
+  }
   return server;
 });
 
-/** Calls echo with a real v2 Client and returns the tools/call request it sent, as sent. */
+/** The `ctx` shape: the client asks for progress and log messages. */
+const CTX_CALL = SHAPES.find((shape) => shape.id === 'ctx')!.call;
+
+/**
+ * Calls echo (or `call`'s tool, with its progress and log level) with a real v2 Client and returns the
+ * tools/call request it sent, as sent.
+ */
 async function capturedToolsCall(
   client: Client,
+  call?: typeof CTX_CALL,
+  modern = false,
 ): Promise<{ headers: Record<string, string>; body: { id: number } }> {
   const sent: { headers: Record<string, string>; body: string }[] = [];
   const capture = async (url: string | URL, init?: RequestInit): Promise<Response> => {
@@ -41,11 +54,23 @@ async function capturedToolsCall(
   await client.connect(
     new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: capture }),
   );
-  await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } });
+  if (call === undefined) await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } });
+  else {
+    // As a user asks for both: the log level in the request's `_meta` (2026-07-28; a 2025 client sets it
+    // once per session), progress with a handler.
+    await client.callTool(
+      {
+        name: call.tool,
+        arguments: { text: ECHO_TEXT },
+        ...(modern && { _meta: { 'io.modelcontextprotocol/logLevel': call.logLevel } }),
+      },
+      { onprogress: () => {} },
+    );
+  }
   await client.close();
-  const call = sent.find((s) => s.body.includes('"tools/call"'));
-  if (!call) throw new Error('the client sent no tools/call');
-  return { headers: call.headers, body: JSON.parse(call.body) };
+  const request = sent.find((s) => s.body.includes('"tools/call"'));
+  if (!request) throw new Error('the client sent no tools/call');
+  return { headers: request.headers, body: JSON.parse(request.body) };
 }
 
 function asSent(request: McpRequest): { headers: Record<string, string>; body: unknown } {
@@ -62,6 +87,17 @@ describe('the requests the load generator sends', () => {
   it('are the 2025-11-25 tools/call of a v2 Client in its default (legacy) mode, without a session', async () => {
     const sent = await capturedToolsCall(new Client(CLIENT_INFO));
     expect(asSent(legacyEcho(sent.body.id))).toEqual(sent);
+  });
+
+  it('are the 2026-07-28 tools/call of the ctx shape (progress and log level asked for)', async () => {
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const sent = await capturedToolsCall(client, CTX_CALL, true);
+    expect(asSent(modernCall(sent.body.id, CTX_CALL))).toEqual(sent);
+  });
+
+  it('are the 2025-11-25 tools/call of the ctx shape (progress asked for)', async () => {
+    const sent = await capturedToolsCall(new Client(CLIENT_INFO), CTX_CALL);
+    expect(asSent(legacyCall(sent.body.id, CTX_CALL))).toEqual(sent);
   });
 
   it('are the two rounds of an input-required exchange of a v2 Client pinned to 2026-07-28', async () => {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpObserver, ObservedRequest, PluginContext } from '@pier/core';
 import { otelPlugin } from '@pier/plugin-otel';
-import { PLUGIN_VARIANTS, SERVERS, type ServerSpec } from './harness/servers.js';
+import { findServer, type ServerSpec } from './harness/servers.js';
 import { legacyEcho, modernEcho } from './load/requests.js';
 
 const [mode, callsArg] = process.argv.slice(2);
@@ -146,8 +146,7 @@ if (mode === 'instructions') {
   const servers = process.argv.slice(3);
   for (const arg of servers.length > 0 ? servers : ['pier-sdk', 'pier-otel-floor', 'pier-otel-sdk']) {
     const [id = '', era = 'modern'] = arg.split(':');
-    const spec = PLUGIN_VARIANTS.find((s) => s.id === id) ?? SERVERS.find((s) => s.id === id);
-    if (spec === undefined) throw new Error(`unknown server ${id}`);
+    const spec = findServer(id);
     const perCall = await instructionsPerCall(spec, era === 'legacy' ? 'legacy' : 'modern', 10_000, 3_000);
     console.log(`${arg}: ${(perCall / 1000).toFixed(1)} k instructions per tools/call (main thread)`);
   }

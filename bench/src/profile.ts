@@ -1,7 +1,8 @@
 // `pnpm profile <server> <what> [seconds]`: one server under load with --cpu-prof, and where its CPU
 // time went, grouped by who owns the code (Pier's packages, the SDK, zod, node's HTTP stack, GC).
 // <what> is an era (modern, legacy, canned) or a GET path (/health/live, /health/ready).
-// Example: pnpm profile pier modern 5
+// Example: pnpm profile pier modern 5; a fourth argument calls a tool shape of shapes.ts instead of echo
+// (pnpm profile pier-sessions legacy 5 ctx).
 // <what> `boot` profiles start-up only: spawn to ready, then a clean exit.
 // `pnpm profile startup` instead times the imports a Pier server makes, each in fresh processes.
 // `pier=PROGRAM` profiles another build's server program (as in `pnpm ab`), say a checkout before a change.
@@ -10,27 +11,33 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeSharedIssuer } from './harness/auth-issuer.js';
 import type { CpuProfile, ProfileNode } from './harness/cpu-profile.js';
 import { type Scenario, stopLoader, throughput } from './harness/measure.js';
 import { exitCleanly, startServer } from './harness/process.js';
-import { PLUGIN_VARIANTS, SERVERS } from './harness/servers.js';
+import { findServer } from './harness/servers.js';
 import { median } from './harness/stats.js';
 import type { Era } from './load/requests.js';
+import { SHAPES } from './shapes.js';
 
-const [server = 'pier', what = 'modern', secondsArg = '5'] = process.argv.slice(2);
+const [server = 'pier', what = 'modern', secondsArg = '5', shapeId] = process.argv.slice(2);
 const [id = 'pier', program] = server.split('=');
 if (id === 'startup') {
   console.log(importCosts());
   process.exit(0);
 }
-const base = [...SERVERS, ...PLUGIN_VARIANTS].find((s) => s.id === id);
-if (!base)
-  throw new Error(
-    `unknown server ${id}; one of ${[...SERVERS, ...PLUGIN_VARIANTS].map((s) => s.id).join(', ')}`,
-  );
+const base = findServer(id);
 const spec = program === undefined ? base : { ...base, program: resolve(program) };
+const call = shapeId === undefined ? undefined : SHAPES.find((shape) => shape.id === shapeId)?.call;
+if (shapeId !== undefined && call === undefined) {
+  throw new Error(`unknown shape ${shapeId}; one of ${SHAPES.map((shape) => shape.id).join(', ')}`);
+}
 const scenario: Scenario | undefined =
-  what === 'boot' ? undefined : what.startsWith('/') ? { get: what } : { era: what as Era };
+  what === 'boot'
+    ? undefined
+    : what.startsWith('/')
+      ? { get: what }
+      : { era: what as Era, ...(call !== undefined && { call }) };
 
 const dir = mkdtempSync(join(tmpdir(), 'pier-profile-'));
 try {
@@ -38,6 +45,7 @@ try {
   const options = { seconds: Number(secondsArg), warmupSeconds: 1, connections: 50 };
   const sample = scenario && (await throughput(server, scenario, options));
   stopLoader();
+  await closeSharedIssuer();
   await exitCleanly(server);
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile was written');
@@ -116,7 +124,10 @@ function ownerOf(frame: ProfileNode['callFrame']): string {
   if (functionName === '(idle)') return 'idle';
   if (functionName === '(garbage collector)') return 'GC';
   if (functionName === '(program)') return 'V8/native (program)';
-  const pier = /\/packages\/(core|transport-http|plugin-health|config)\//.exec(url);
+  const pier =
+    /\/(?:packages|apps)\/(core|transport-http|plugin-health|plugin-auth|plugin-otel|config|example-server)\//.exec(
+      url,
+    );
   if (pier) return `pier ${pier[1]}`;
   const modules = url.split('/node_modules/');
   if (modules.length > 1) {

@@ -2,8 +2,10 @@
 // the reference measured in the same run, and the issue's target next to it.
 
 import { fixed, int, kib, mib, ms, range, ratioText } from './format.js';
+import { SHAPE_SERVERS } from './harness/servers.js';
 import { median, pairedRatios } from './harness/stats.js';
 import type { BenchResults } from './run.js';
+import { handKey, PATHS, SHAPES, serverOf, shapeKey } from './shapes.js';
 import { targetSections, verdictText } from './targets.js';
 
 export function renderReport(results: BenchResults): string {
@@ -38,6 +40,8 @@ export function renderReport(results: BenchResults): string {
       '',
     ]),
     ...toolCalls(results),
+    ...shapes(results),
+    ...instructions(results),
     ...health(results),
     ...coldStart(results),
     ...memory(results),
@@ -80,7 +84,7 @@ function alignTables(lines: readonly string[]): string[] {
 
 function toolCalls(results: BenchResults): string[] {
   const lines = [
-    '## tools/call `echo`, 50 connections',
+    `## tools/call \`echo\`, ${results.meta.connections} connections`,
     '',
     '"modern" is the 2026-07-28 request (per-request `_meta` envelope, no session); "legacy" is 2025-11-25 ' +
       '(stateless servers: `MCP-Protocol-Version` header only; sessionful servers: one session per connection, ' +
@@ -103,8 +107,10 @@ function toolCalls(results: BenchResults): string[] {
         )
       : '';
   };
+  // The tool shapes of issue 31 (another tool, or a server of their own) have their own table (below).
+  const shapeServers = new Set(SHAPE_SERVERS.map((spec) => spec.id as string));
   for (const [key, samples] of Object.entries(results.throughput)) {
-    if (key.includes(' GET ')) continue;
+    if (key.includes(' GET ') || key.split(' ').length > 2 || shapeServers.has(key.split(' ')[0]!)) continue;
     const [id, era] = key.split(' ') as [string, string];
     const sameEra = era === 'modern' || era === 'legacy';
     const rps = samples.map((s) => s.rps);
@@ -120,6 +126,80 @@ function toolCalls(results: BenchResults): string[] {
   return [...lines, '', ...inputRequired(results)];
 }
 
+/** Issue 31's tool shapes on each path, beside the hand-written server and Pier's echo on that path. */
+function shapes(results: BenchResults): string[] {
+  const lines = [
+    `## Tool shapes × paths (issue 31), ${results.meta.connections} connections`,
+    '',
+    'Each shape is a tools/call on a Pier server with one feature declared (src/shapes.ts, src/servers/pier.ts, ' +
+      'src/servers/notes.ts): `echo_ctx` sends one log message and one progress notification (the client asks ' +
+      'for both: `logLevel` and `progressToken` in the 2026-07-28 request, `logging/setLevel` once per 2025 ' +
+      'session and a `progressToken`; a 2025 stateless client cannot set a level, and gets every level), so its ' +
+      'answer is an SSE stream of three events; `echo_structured` declares an output schema; `echo_scoped` ' +
+      'declares `scopes` on a server with `authPlugin()` + `jwt()` (ES256 token with the scope, the same token on ' +
+      'every request: the verified-token cache warm); `pier-tasks` declares a task tool and a skills catalog ' +
+      'beside echo; `pier-otel` runs `otelPlugin()` without an OpenTelemetry SDK, `pier-otel-sdk` with the SDK ' +
+      "registered and exporting nowhere; `pier-mw` has three `use('*', (ctx, next) => next())`; `notes` is the " +
+      'example app with three notes. Ratios are req/s, each the median of per-run ratios against `hand` and ' +
+      'against Pier’s echo on the same path measured in the same run; "by CPU" compares server CPU per call ' +
+      '(reference over shape: above 1 means the shape costs less).',
+    '',
+    '| shape | path | measured | req/s | spread | p50 ms | p99 ms | server CPU µs/call | vs hand-written | vs Pier’s echo | vs Pier’s echo, by CPU | errors, non-2xx |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const rps = (key: string): number[] => (results.throughput[key] ?? []).map((s) => s.rps);
+  const cpu = (key: string): number[] => (results.throughput[key] ?? []).map((s) => s.cpuUsPerRequest);
+  let any = false;
+  for (const path of PATHS) {
+    for (const shape of SHAPES) {
+      const key = shapeKey(shape, path);
+      const samples = results.throughput[key];
+      if (samples === undefined) continue;
+      any = true;
+      const echoKey = shapeKey(SHAPES[0]!, path);
+      lines.push(
+        `| ${shape.label} | ${path.label} | \`${serverOf(shape, path)}\` ${shape.call.tool} | ${int(median(rps(key)))} | ` +
+          `${range(rps(key), int)} | ${fixed(1)(median(samples.map((s) => s.p50Ms)))} | ` +
+          `${fixed(1)(median(samples.map((s) => s.p99Ms)))} | ${int(median(cpu(key)))} | ` +
+          `${ratioText(pairedRatios(rps(key), rps(handKey(path))))} | ` +
+          `${key === echoKey ? '' : ratioText(pairedRatios(rps(key), rps(echoKey)))} | ` +
+          `${key === echoKey ? '' : ratioText(pairedRatios(cpu(echoKey), cpu(key)))} | ${errorsOf(samples)} |`,
+      );
+    }
+  }
+  return any ? [...lines, ''] : [];
+}
+
+/** Instructions per call counted under callgrind, against Pier's echo on the same path. */
+function instructions(results: BenchResults): string[] {
+  const counted = results.instructions;
+  if (counted === undefined) return [];
+  const lines = [
+    '## Instructions per call (callgrind)',
+    '',
+    'Each server run under valgrind’s callgrind once per run, warmed with 6,000 calls, then 4,000 counted over ' +
+      '8 keep-alive connections: the server’s main thread (JavaScript, builtins, V8’s runtime, main-thread GC; ' +
+      'not the JIT’s and GC helpers’ threads, whose share moves with the timing, nor the kernel’s socket work), a ' +
+      'figure the load of a shared machine does not move (±1 % from run to run), where CPU per call moves by ' +
+      '±20 %. Stateless paths only.',
+    '',
+  ];
+  if ('skipped' in counted) return [...lines, `Not counted: ${counted.skipped}.`, ''];
+  lines.push('| shape | path | k instructions per call | vs Pier’s echo |', '|---|---|---|---|');
+  for (const path of PATHS) {
+    for (const shape of SHAPES) {
+      const key = shapeKey(shape, path);
+      const count = counted[key];
+      if (count === undefined) continue;
+      const echo = counted[shapeKey(SHAPES[0]!, path)];
+      lines.push(
+        `| ${shape.label} | ${path.label} | ${fixed(1)(count / 1000)} | ${echo === undefined || key === shapeKey(SHAPES[0]!, path) ? '' : `${fixed(3)(count / echo)}×`} |`,
+      );
+    }
+  }
+  return [...lines, ''];
+}
+
 /** The two-round exchange against a plain 2026-07-28 call on the same server, per run. */
 function inputRequired(results: BenchResults): string[] {
   const rounds = results.throughput['pier-ask input-required'];
@@ -128,7 +208,7 @@ function inputRequired(results: BenchResults): string[] {
   const cpu = (samples: readonly { cpuUsPerRequest: number }[]): number[] =>
     samples.map((s) => s.cpuUsPerRequest);
   const lines = [
-    '## Input-required exchange (2026-07-28), 50 connections',
+    `## Input-required exchange (2026-07-28), ${results.meta.connections} connections`,
     '',
     'Every connection repeats the exchange: round one calls `confirm_echo` (it asks once with `ctx.elicit`) and is ' +
       'answered `input_required`; the load generator reads the `requestState` and the question key from that ' +
@@ -158,7 +238,7 @@ function inputRequired(results: BenchResults): string[] {
 
 function health(results: BenchResults): string[] {
   const lines = [
-    '## Health endpoints, 50 connections',
+    `## Health endpoints, ${results.meta.connections} connections`,
     '',
     'Pier: `@pier/plugin-health` with one critical and one non-critical check (each 5 ms); /health/ready ' +
       'is served from its 1 s cache between evaluations. The ceiling answers a constant JSON body.',

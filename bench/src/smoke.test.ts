@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChartData } from './charts.js';
+import { SHAPE_SERVERS } from './harness/servers.js';
 import type { BenchResults } from './run.js';
+import { PATHS, SHAPES, serverOf } from './shapes.js';
 
 const RUN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'run.js');
 const scratch = mkdtempSync(join(tmpdir(), 'pier-bench-smoke-'));
@@ -26,16 +28,40 @@ describe('pnpm bench --smoke', () => {
     const results = JSON.parse(readFileSync(json, 'utf8')) as BenchResults;
 
     const ran = results.servers.filter((s) => s.skipped === undefined).map((s) => s.id);
+    const shapeServers: string[] = SHAPE_SERVERS.map((s) => s.id);
     expect(ran).toEqual(
-      expect.arrayContaining(['raw', 'hand', 'sdk-v2', 'sdk-v1', 'pier', 'pier-sessions', 'pier-ask']),
+      expect.arrayContaining([
+        'raw',
+        'hand',
+        'sdk-v2',
+        'sdk-v1',
+        'pier',
+        'pier-sessions',
+        'pier-ask',
+        ...shapeServers,
+      ]),
     );
     expect(results.verifications.filter((v) => !v.ok)).toEqual([]);
     for (const id of ran) {
       const checks = results.verifications.filter((v) => v.server === id).map((v) => v.check);
-      expect(checks, id).toContainEqual(expect.stringMatching(/^tools\/call echo/));
+      expect(checks, id).toContainEqual(expect.stringMatching(/^tools\/call (echo|list_notes)/));
       expect(checks, id).toContain('GET /health');
-      // pier-ask is Pier's program again, started only for the input-required exchange.
-      expect(results.coldStart[id]?.readyMs.length, id).toBe(id === 'pier-ask' ? undefined : 1);
+      // pier-ask and the tool shapes' servers are started only to be loaded: not cold-started.
+      const loadedOnly = id === 'pier-ask' || shapeServers.includes(id);
+      expect(results.coldStart[id]?.readyMs.length, id).toBe(loadedOnly ? undefined : 1);
+    }
+    // Every cell of issue 31's matrix answered as its shape must (the ctx shape's log message and progress
+    // included), in the first round.
+    for (const shape of SHAPES) {
+      for (const path of PATHS) {
+        const server = serverOf(shape, path);
+        expect(
+          results.verifications.some(
+            (v) => v.server === server && v.check === `tools/call ${shape.call.tool} (${path.era})`,
+          ),
+          `${shape.id} ${path.id}`,
+        ).toBe(true);
+      }
     }
 
     const loads = Object.entries(results.throughput);
@@ -50,6 +76,16 @@ describe('pnpm bench --smoke', () => {
         'hand legacy',
         'pier-ask modern',
         'pier-ask input-required',
+        // A smoke run loads part of the tool-shape matrix: each shape and each path at least once.
+        'pier modern echo_ctx',
+        'pier-sessions legacy echo_ctx',
+        'pier legacy echo_structured',
+        'pier-auth-sessions legacy echo_scoped',
+        'pier-tasks modern',
+        'pier-otel legacy',
+        'pier-otel-sdk modern',
+        'pier-mw legacy',
+        'notes-sessions legacy list_notes',
       ]),
     );
     for (const [key, [sample]] of loads) {
@@ -68,6 +104,8 @@ describe('pnpm bench --smoke', () => {
     expect(report).toContain('## Targets (issue 6)');
     expect(report).toContain('## Targets (issue 16, performance)');
     expect(report).toContain('## Targets (issue 22)');
+    expect(report).toContain('## Targets (issue 31)');
+    expect(report).toContain('## Tool shapes × paths (issue 31)');
     expect(report).toContain('## Input-required exchange (2026-07-28)');
     expect(report).toContain('smoke mode');
     expect(report).not.toContain('NaN');

@@ -16,7 +16,24 @@ export interface Issuer {
   close(): Promise<void>;
 }
 
-export async function startIssuer(): Promise<Issuer> {
+/**
+ * One issuer for every protected server of a run, started on first use. Its listener does not keep the
+ * process alive; {@link closeSharedIssuer} closes it.
+ */
+let shared: Promise<Issuer> | undefined;
+
+export function sharedIssuer(): Promise<Issuer> {
+  shared ??= startIssuer({ unref: true });
+  return shared;
+}
+
+export async function closeSharedIssuer(): Promise<void> {
+  const issuer = shared;
+  shared = undefined;
+  await (await issuer)?.close();
+}
+
+export async function startIssuer(options: { readonly unref?: boolean } = {}): Promise<Issuer> {
   const es = await generateKeyPair('ES256');
   const rs = await generateKeyPair('RS256');
   const published = JSON.stringify({
@@ -36,6 +53,7 @@ export async function startIssuer(): Promise<Issuer> {
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  if (options.unref === true) server.unref();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { LoadAnswer, LoadJob, LoadRequest, LoadResult } from '../load/loader.js';
 import {
   askingRetry,
+  type CallShape,
   ECHO_TEXT,
   type Era,
   echoedText,
@@ -15,6 +16,7 @@ import {
   type McpRequest,
   openSession,
   parseRpc,
+  rpcMessages,
 } from '../load/requests.js';
 import { type RunningServer, startServer } from './process.js';
 import type { ServerSpec } from './servers.js';
@@ -26,8 +28,19 @@ export interface ThroughputSample extends LoadResult {
   readonly cpuUsPerRequest: number;
 }
 
-/** A measured target: tools/call in one era, or GET of a health path. */
-export type Scenario = { readonly era: Era } | { readonly get: string };
+/**
+ * A measured target: tools/call in one era (echo, or the tool shape `call`), or GET of a health path.
+ * `expect` checks a tools/call answer beyond the echoed text (verify only, never under load).
+ */
+export type Scenario =
+  | { readonly era: Era; readonly call?: CallShape; readonly expect?: AnswerCheck }
+  | { readonly get: string };
+
+/**
+ * What a shape's answer must hold: its JSON-RPC response and every message of its body (SSE events before
+ * the response included); a problem, or undefined when the answer is right.
+ */
+export type AnswerCheck = (response: unknown, messages: readonly unknown[]) => string | undefined;
 
 /** Runs the load generator in its own process against `server`, after a warm-up that is not recorded. */
 export async function throughput(
@@ -37,18 +50,24 @@ export async function throughput(
     readonly seconds: number;
     readonly warmupSeconds: number;
     readonly connections: number;
-    /** Extra headers on every POST (an `Authorization` for a protected server). */
+    /** Extra headers on every POST (an `Authorization` for a protected server); default the server's own. */
     readonly headers?: Readonly<Record<string, string>>;
   },
 ): Promise<ThroughputSample> {
+  const headers = options.headers ?? server.headers;
   const job = (seconds: number): LoadJob => ({
     base: server.base,
     connections: options.connections,
     seconds,
-    ...(options.headers !== undefined && { headers: options.headers }),
+    ...(headers !== undefined && { headers }),
     ...('get' in scenario
       ? { path: scenario.get }
-      : { path: '/mcp', era: scenario.era, sessions: server.spec.sessionful && scenario.era === 'legacy' }),
+      : {
+          path: '/mcp',
+          era: scenario.era,
+          ...(scenario.call !== undefined && { call: scenario.call }),
+          sessions: server.spec.sessionful && scenario.era === 'legacy',
+        }),
   });
   if (options.warmupSeconds > 0) await load(job(options.warmupSeconds));
   const before = await server.stats();
@@ -101,8 +120,18 @@ export interface Verification {
   readonly detail: string;
 }
 
-/** Calls echo once in each era the server speaks and GETs its health paths; never throws. */
-export async function verify(server: RunningServer): Promise<Verification[]> {
+/**
+ * Sends each tools/call scenario once (`scenarios`, default echo in each era the server speaks) and checks
+ * the answer, then GETs the server's health paths; never throws.
+ */
+export async function verify(
+  server: RunningServer,
+  scenarios: readonly {
+    readonly era: Era;
+    readonly call?: CallShape;
+    readonly expect?: AnswerCheck;
+  }[] = server.spec.eras.map((era) => ({ era })),
+): Promise<Verification[]> {
   const { spec } = server;
   const checks: Verification[] = [];
   const record = async (check: string, body: () => Promise<string | undefined>): Promise<void> => {
@@ -113,17 +142,24 @@ export async function verify(server: RunningServer): Promise<Verification[]> {
       checks.push({ server: spec.id, check, ok: false, detail: (error as Error).message });
     }
   };
-  for (const era of spec.eras) {
-    await record(`tools/call echo (${era})`, async () => {
+  for (const { era, call, expect } of scenarios) {
+    const tool = call?.tool ?? 'echo';
+    await record(`tools/call ${tool} (${era})`, async () => {
       const sessionId =
-        spec.sessionful && era === 'legacy' ? await openSession(`${server.base}/mcp`) : undefined;
-      let answer = await post(server, echoRequest(era, 42, sessionId));
+        spec.sessionful && era === 'legacy'
+          ? await openSession(`${server.base}/mcp`, { headers: server.headers, logLevel: call?.logLevel })
+          : undefined;
+      let answer = await post(server, echoRequest(era, 42, sessionId, call));
       if (typeof answer === 'string') return answer;
       if (era === 'input-required') {
         const next = inputRequired(answer.message);
         if (next === undefined) return `round one was not input_required: ${answer.text.slice(0, 200)}`;
         answer = await post(server, askingRetry(43, next.key, next.requestState));
         if (typeof answer === 'string') return answer;
+      }
+      if (expect !== undefined) {
+        const problem = expect(answer.message, answer.messages);
+        return problem === undefined ? undefined : `${problem}: ${answer.text.slice(0, 300)}`;
       }
       const echoed = echoedText(answer.message);
       return echoed === ECHO_TEXT
@@ -143,15 +179,20 @@ export async function verify(server: RunningServer): Promise<Verification[]> {
   return checks;
 }
 
-/** POSTs one MCP request; its JSON-RPC answer, or what went wrong. */
+/** POSTs one MCP request; its JSON-RPC answer and every message of the body, or what went wrong. */
 async function post(
   server: RunningServer,
   { headers, body }: McpRequest,
-): Promise<{ message: unknown; text: string } | string> {
-  const response = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body });
+): Promise<{ message: unknown; messages: unknown[]; text: string } | string> {
+  const response = await fetch(`${server.base}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, ...server.headers },
+    body,
+  });
   const text = await response.text();
   if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
-  return { message: parseRpc(response.headers.get('content-type'), text), text };
+  const type = response.headers.get('content-type');
+  return { message: parseRpc(type, text), messages: rpcMessages(type, text), text };
 }
 
 /** Memory of one idle 2025-era session, from `count` sessions opened in a fresh server. */
@@ -168,6 +209,11 @@ export interface MemorySample {
   readonly settleMs: number;
   readonly rssBeforeBytes: number;
   readonly rssAfterBytes: number;
+  /**
+   * Sessions of the burst that still answered a `ping` after the last reading, of those asked (ten,
+   * spread over the burst): a server that dropped its idle sessions would look small for the wrong reason.
+   */
+  readonly alive?: { readonly answered: number; readonly asked: number };
 }
 
 /**
@@ -189,10 +235,14 @@ export async function memoryPerSession(
     await openMany(endpoint, 20);
     await settle();
     const before = (await server.stats(true)).memory;
-    await openMany(endpoint, count);
+    const opened = await openMany(endpoint, count);
     const immediate = (await server.stats(true)).memory;
     await settle();
     const after = (await server.stats(true)).memory;
+    const sampled = opened
+      .filter((_, i) => i % Math.max(1, Math.floor(opened.length / 10)) === 0)
+      .slice(0, 10);
+    const answers = await Promise.all(sampled.map((sessionId) => pings(endpoint, sessionId)));
     const perSession = (key: keyof NodeJS.MemoryUsage, end = after): number =>
       (end[key] - before[key]) / count;
     return {
@@ -205,22 +255,48 @@ export async function memoryPerSession(
       settleMs,
       rssBeforeBytes: before.rss,
       rssAfterBytes: after.rss,
+      alive: { answered: answers.filter(Boolean).length, asked: sampled.length },
     };
   } finally {
     await server.stop();
   }
 }
 
-/** Opens `count` sessions, 100 at a time (fastmcp takes about a second to set each one up). */
-async function openMany(endpoint: string, count: number): Promise<void> {
+/** Opens `count` sessions, 100 at a time (fastmcp takes about a second to set each one up); their ids. */
+async function openMany(endpoint: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
   let opened = 0;
   const worker = async (): Promise<void> => {
     while (opened < count) {
       opened += 1;
-      await openSession(endpoint);
+      ids.push(await openSession(endpoint));
     }
   };
   await Promise.all(Array.from({ length: Math.min(100, count) }, worker));
+  return ids;
+}
+
+/** Whether the session still answers a 2025-era `ping`. */
+async function pings(endpoint: string, sessionId: string): Promise<boolean> {
+  try {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'mcp-session-id': sessionId,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    return (
+      response.status === 200 && 'result' in (parseRpc(response.headers.get('content-type'), text) as object)
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** How many times each check ran while `probes` concurrent GET /health/ready were answered. */

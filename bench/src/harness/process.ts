@@ -4,6 +4,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { ControlRequest, ServerStats } from '../servers/common.js';
+import { sharedIssuer } from './auth-issuer.js';
 import type { ServerSpec } from './servers.js';
 
 export interface RunningServer {
@@ -13,6 +14,8 @@ export interface RunningServer {
   /** Milliseconds from spawn to the first 200 on the live path, then on the ready path. */
   readonly liveMs: number;
   readonly readyMs: number;
+  /** Headers every MCP request to it carries: a bearer token for a protected server (`spec.auth`). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
   /** memoryUsage, cpuUsage and counters; with `gc`, after forced collections. */
   stats(gc?: boolean): Promise<ServerStats>;
   /** The last lines the server wrote to stderr (for error messages). */
@@ -25,16 +28,22 @@ export interface StartOptions {
   readonly execArgv?: readonly string[];
 }
 
-const START_LIMIT_MS = 10_000;
+const START_LIMIT_MS = 30_000;
 const POLL_EVERY_MS = 2;
 
 /** Spawns `spec`, polls its live then its ready path until 200 (bounded), and resolves when ready. */
 export async function startServer(spec: ServerSpec, options: StartOptions = {}): Promise<RunningServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const issuer = spec.auth === true ? await sharedIssuer() : undefined;
   const started = performance.now();
   const child = fork(spec.program, [], {
-    env: { ...process.env, ...spec.env, PORT: String(port) },
+    env: {
+      ...process.env,
+      ...spec.env,
+      PORT: String(port),
+      ...(issuer !== undefined && { BENCH_AUTH_ISSUER: issuer.url }),
+    },
     execArgv: ['--expose-gc', ...(options.execArgv ?? [])],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -69,7 +78,12 @@ export async function startServer(spec: ServerSpec, options: StartOptions = {}):
       child.send(request);
       return answer;
     };
-    return { spec, base, child, liveMs, readyMs, stats, stderr: () => stderr, stop };
+    // An ES256 access token for this server's MCP endpoint (its `resource`), with the `notes:read` scope.
+    const headers =
+      issuer === undefined
+        ? undefined
+        : { authorization: `Bearer ${await issuer.token('ES256', `${base}/mcp`)}` };
+    return { spec, base, child, liveMs, readyMs, headers, stats, stderr: () => stderr, stop };
   } catch (error) {
     await stop();
     throw new Error(`${spec.id} did not start: ${(error as Error).message}\n${stderr}`);
@@ -86,7 +100,8 @@ export async function exitCleanly(server: RunningServer): Promise<void> {
 async function pollUntilOk(url: string, started: number, exited: () => boolean): Promise<number> {
   for (;;) {
     if (exited()) throw new Error('the process exited');
-    if (performance.now() - started > START_LIMIT_MS) throw new Error(`no 200 on ${url} within 10 s`);
+    if (performance.now() - started > START_LIMIT_MS)
+      throw new Error(`no 200 on ${url} within ${START_LIMIT_MS / 1_000} s`);
     try {
       const response = await fetch(url);
       await response.arrayBuffer();

@@ -19,7 +19,17 @@ export type ServerId =
   | 'pier-ask'
   | 'fastmcp'
   | 'pier-otel'
+  | 'pier-otel-sessions'
   | 'pier-otel-sdk'
+  | 'pier-otel-sdk-sessions'
+  | 'pier-auth'
+  | 'pier-auth-sessions'
+  | 'pier-tasks'
+  | 'pier-tasks-sessions'
+  | 'pier-mw'
+  | 'pier-mw-sessions'
+  | 'notes'
+  | 'notes-sessions'
   | 'pier-sdk'
   | 'pier-observer'
   | 'pier-otel-sdk-traces'
@@ -48,6 +58,16 @@ export interface ServerSpec {
   readonly countsChecks: boolean;
   /** Not cold-started (the same program as another server, started only to be loaded). */
   readonly noColdStart?: true;
+  /**
+   * Started only for issue 31's tool shapes (shapes.ts says what is called on it): not cold-started, no
+   * memory, no stampede, no health load.
+   */
+  readonly shape?: true;
+  /**
+   * Protected by `authPlugin()` + `jwt()`: the harness starts a token issuer (harness/auth-issuer.ts), gives
+   * the server its URL and sends an access token for it with every request.
+   */
+  readonly auth?: true;
 }
 
 export const SERVERS: readonly ServerSpec[] = [
@@ -145,15 +165,68 @@ export const SERVERS: readonly ServerSpec[] = [
 ];
 
 /**
+ * Pier's bench server with one feature on, stateless and `sessions: true` (ids `<id>-sessions`), for issue
+ * 31's tool shapes (shapes.ts): each is the Pier server of `pier.ts` (or the example app) with `env`.
+ */
+function shapeServers(
+  id: ServerId,
+  label: string,
+  env: Readonly<Record<string, string>>,
+  extra: Partial<ServerSpec> = {},
+): ServerSpec[] {
+  const base = {
+    program: join(SERVERS_DIR, 'pier.js'),
+    eras: [],
+    live: '/health/live',
+    ready: '/health/ready',
+    healthLoad: false,
+    countsChecks: false,
+    noColdStart: true,
+    shape: true,
+    ...extra,
+  } as const;
+  return [
+    { ...base, id, label: `${label}, stateless`, env, sessionful: false },
+    {
+      ...base,
+      id: `${id}-sessions` as ServerId,
+      label: `${label}, \`sessions: true\``,
+      env: { ...env, BENCH_SESSIONS: '1' },
+      sessionful: true,
+    },
+  ];
+}
+
+/** The servers of issue 31's tool shapes besides `pier` and `pier-sessions` (see shapes.ts). */
+export const SHAPE_SERVERS: readonly ServerSpec[] = [
+  ...shapeServers(
+    'pier-auth',
+    'Pier + `authPlugin()` with `jwt()` (ES256, verified-token cache)',
+    {},
+    { auth: true },
+  ),
+  ...shapeServers('pier-tasks', 'Pier + a task tool + a skills catalog', { BENCH_TASKS: '1' }),
+  ...shapeServers('pier-otel', 'Pier + `otelPlugin()`, no OpenTelemetry SDK', { BENCH_OTEL: 'api' }),
+  ...shapeServers('pier-otel-sdk', 'Pier + `otelPlugin()`, SDK with no-op exporters', { BENCH_OTEL: 'sdk' }),
+  ...shapeServers('pier-mw', "Pier + three no-op middlewares (`use('*', …)`)", { BENCH_MIDDLEWARE: '3' }),
+  ...shapeServers(
+    'notes',
+    'the example app (apps/example-server), as its main.js serves HTTP',
+    {},
+    {
+      program: join(SERVERS_DIR, 'notes.js'),
+    },
+  ),
+];
+
+/**
  * Variants measured by `pnpm ab` and `pnpm profile` only (not in the full run): Pier with
- * `@pier/plugin-otel`, without an OpenTelemetry SDK (`pier-otel`: the API's no-ops) and with the SDK
- * registered and exporting nowhere (`pier-otel-sdk`: every span and measurement recorded, then dropped);
- * and the SDK registered without the plugin (`pier-sdk`: what registering the SDK costs by itself, its
- * AsyncLocalStorage context manager above all).
+ * `@pier/plugin-otel` (`pier-otel` and `pier-otel-sdk` are in {@link SHAPE_SERVERS}); the SDK registered
+ * without the plugin (`pier-sdk`: what registering the SDK costs by itself, its AsyncLocalStorage context
+ * manager above all); an observer that only dispatches; the plugin recording only spans or only metrics;
+ * the SDK's floor.
  */
 const OTEL_VARIANTS = {
-  'pier-otel': ['api', 'Pier + otelPlugin(), no SDK'],
-  'pier-otel-sdk': ['sdk', 'Pier + otelPlugin(), SDK with no-op exporters'],
   'pier-sdk': ['sdk-only', 'Pier, SDK with no-op exporters registered, no plugin'],
   'pier-observer': ['observer', 'Pier + an observer that only dispatches (core’s observer seam alone)'],
   'pier-otel-sdk-traces': ['sdk-traces', 'Pier + otelPlugin({ metrics: false }), SDK with no-op exporters'],
@@ -210,4 +283,16 @@ export function unavailable(spec: ServerSpec): string | undefined {
     return 'not installed: run `npm ci` in bench/peers (`pnpm bench` does it)';
   }
   return undefined;
+}
+
+/** Every server a script can name: the full run's, the tool shapes' and the plugin variants. */
+export const ALL_SERVERS: readonly ServerSpec[] = [...SERVERS, ...SHAPE_SERVERS, ...PLUGIN_VARIANTS];
+
+/** The server named `id`, or an error listing the ids there are. */
+export function findServer(id: string): ServerSpec {
+  const spec = ALL_SERVERS.find((s) => s.id === id);
+  if (spec === undefined) {
+    throw new Error(`unknown server ${id}; one of ${ALL_SERVERS.map((s) => s.id).join(', ')}`);
+  }
+  return spec;
 }

@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import {
   askingCall,
   askingRetry,
+  type CallShape,
   ECHO_TEXT,
   type Era,
   echoRequest,
@@ -18,6 +19,8 @@ export interface LoadJob {
   /** `GET <path>` when `era` is absent; else tools/call echo POSTed to `path`. */
   readonly path: string;
   readonly era?: Era;
+  /** The tools/call sent (echo when absent). */
+  readonly call?: CallShape;
   /** Open one session per connection first (2025-era sessionful servers). */
   readonly sessions?: boolean;
   readonly connections: number;
@@ -59,7 +62,8 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
   const sessionIds: string[] = [];
   if (era !== undefined && job.sessions) {
     // Concurrently: some servers take a second to set a session up (fastmcp polls for capabilities).
-    const opening = Array.from({ length: job.connections }, () => openSession(job.base + job.path));
+    const options = { headers: job.headers, logLevel: job.call?.logLevel };
+    const opening = Array.from({ length: job.connections }, () => openSession(job.base + job.path, options));
     sessionIds.push(...(await Promise.all(opening)));
   }
   let nextId = 1;
@@ -86,7 +90,9 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
               {
                 method: 'POST',
                 path: job.path,
-                setupRequest: post((id) => echoRequest(era, id, sessionIds[id % sessionIds.length])),
+                setupRequest: post((id) =>
+                  echoRequest(era, id, sessionIds[id % sessionIds.length], job.call),
+                ),
               },
             ],
   });

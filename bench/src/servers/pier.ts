@@ -1,5 +1,12 @@
 // Pier as a user writes it: a decorated class, the health plugin with one critical and one
 // non-critical check, streamable HTTP. `BENCH_SESSIONS=1` selects the sessionful legacy mode.
+// Besides `echo`, the class declares the same echo in issue 31's other tool shapes, each measured on its own
+// (declaring them costs `echo` nothing: the engine builds nothing per request): `echo_ctx` (a handler that
+// uses its context: one log message to the client and one progress notification), `echo_structured`
+// (an output schema) and `echo_scoped` (`scopes`, checked when an authenticator is set).
+// `BENCH_TASKS=1` also declares a tool that runs as a task (`task: 'optional'`) and serves a skills
+// catalog (`createServer`'s `skills`, an in-memory `memorySkillFiles`); `BENCH_MIDDLEWARE=<n>` adds n
+// no-op middlewares (`server.use('*', (ctx, next) => next())`).
 // `BENCH_INPUT_REQUIRED=1` adds a tool that asks the user once (`ctx.elicit`) before it echoes — the
 // two-round input-required exchange of 2026-07-28 — on a server of its own, so that the tool does not
 // add to what every other Pier figure pays per request (a stateless server registers every tool on
@@ -14,8 +21,17 @@
 // the plugin recording only spans or only metrics. `BENCH_OTEL=sdk-floor` registers it with, instead of the
 // plugin, the least any instrumentation records per call (otel-floor.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, MCPServer, type PierPlugin, Tool, type ToolContext } from '@pier/core';
+import {
+  type CreateServerOptions,
+  createServer,
+  defineTool,
+  MCPServer,
+  type PierPlugin,
+  Tool,
+  type ToolContext,
+} from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
+import { z } from 'zod';
 import { benchPort, serveControl } from './common.js';
 import { ECHO_DESCRIPTION, ECHO_INPUT, echo } from './echo-tool.js';
 
@@ -138,7 +154,74 @@ class BenchServer {
   echo(args: { text: string }): string {
     return echo(args);
   }
+
+  @Tool({
+    name: 'echo_ctx',
+    description: 'Echoes its text, logging it and reporting progress',
+    input: ECHO_INPUT,
+  })
+  async echoCtx(args: { text: string }, ctx: ToolContext): Promise<string> {
+    await ctx.sendLog('info', { echoing: args.text });
+    await ctx.reportProgress(1, { total: 1 });
+    return echo(args);
+  }
+
+  @Tool({
+    name: 'echo_structured',
+    description: 'Echoes its text as structured content',
+    input: ECHO_INPUT,
+    output: { text: z.string() },
+  })
+  echoStructured(args: { text: string }): { text: string } {
+    return { text: echo(args) };
+  }
+
+  @Tool({
+    name: 'echo_scoped',
+    description: 'Echoes its text to callers with notes:read',
+    input: ECHO_INPUT,
+    scopes: ['notes:read'],
+  })
+  echoScoped(args: { text: string }): string {
+    return echo(args);
+  }
 }
+
+/**
+ * `BENCH_TASKS=1`: a tool that runs as a task for clients of the tasks extension, declared by a plugin
+ * beside the class's tools, and a skills catalog of two skills.
+ */
+const tasks = process.env.BENCH_TASKS === '1';
+const taskTool: PierPlugin = {
+  name: 'bench-tasks',
+  setup: (ctx) =>
+    ctx.addTool(
+      defineTool({
+        name: 'echo_later',
+        description: 'Echoes its text after a while; a task for clients of the tasks extension',
+        input: ECHO_INPUT,
+        task: 'optional',
+        handler: async (args, tool) => {
+          await sleep(10, undefined, { signal: tool.signal });
+          return echo(args);
+        },
+      }),
+    ),
+};
+const skill = (name: string, description: string): string =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\n${description}\n`;
+// Imported only when used, as the OpenTelemetry and auth modules above: the cold start of the other Pier
+// servers must not pay for loading it.
+const extras: CreateServerOptions = tasks
+  ? {
+      plugins: [taskTool],
+      skills: (await import('@modelcontextprotocol/server/ext/skills')).memorySkillFiles({
+        'echo/SKILL.md': skill('echo', 'How to have a text echoed back with the echo tool.'),
+        'echo-later/SKILL.md': skill('echo-later', 'How to run echo_later as a task and poll it.'),
+        'echo-later/reference.md': '# echo_later\n\nPoll `tasks/get` until the task completes.\n',
+      }),
+    }
+  : {};
 
 /** The confirmation `confirm_echo` asks for (the protocol's restricted JSON Schema). */
 const CONFIRM_SCHEMA = {
@@ -166,6 +249,11 @@ class AskingBenchServer {
 
 const sessions = process.env.BENCH_SESSIONS === '1';
 const asking = process.env.BENCH_INPUT_REQUIRED === '1';
-const server = createServer(asking ? AskingBenchServer : BenchServer, undefined, { handleSignals: false });
+const server = createServer(asking ? AskingBenchServer : BenchServer, undefined, {
+  handleSignals: false,
+  ...extras,
+});
+const middlewares = Number(process.env.BENCH_MIDDLEWARE ?? 0);
+for (let i = 0; i < middlewares; i += 1) server.use('*', (_ctx, next) => next());
 serveControl(() => ({ ...calls }));
 await server.listen({ transport: 'streamable-http', port: benchPort(), sessions });

@@ -10,6 +10,7 @@
  * | `OPTIONS_INVALID` | bad `createServer`, `listen` or `close` options; bad arguments to `imageContent`, `notifyResourceUpdated`, `onClose`… |
  * | `UNKNOWN_TRANSPORT` | `listen({ transport })` with a name Pier does not know |
  * | `TRANSPORT_NOT_INSTALLED` | `listen({ transport: 'streamable-http' })` without `@pier/transport-http` installed |
+ * | `TRANSPORT_UNAVAILABLE` | `listen()` asks for stdio where the runtime has no process streams (Cloudflare Workers) |
  * | `ALREADY_LISTENING` | a second `listen()` on one server |
  * | `SERVER_CLOSED` | `listen()` after `close()`; `onClose()` once the close hooks started running |
  * | `CLIENT_REQUEST_UNAVAILABLE` | `ctx.sample`/`ctx.elicit`/`ctx.listRoots` when the client cannot be asked: it did not declare the capability (then the error is a {@link MissingClientCapabilityError}), or nothing reaches it (a stateless 2025-era HTTP request) |
@@ -23,6 +24,7 @@ export type PierErrorCode =
   | 'OPTIONS_INVALID'
   | 'UNKNOWN_TRANSPORT'
   | 'TRANSPORT_NOT_INSTALLED'
+  | 'TRANSPORT_UNAVAILABLE'
   | 'ALREADY_LISTENING'
   | 'SERVER_CLOSED'
   | 'CLIENT_REQUEST_UNAVAILABLE'

@@ -76,7 +76,8 @@ export function introspection(options: IntrospectionOptions): TokenVerifier {
             },
             body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
             signal: AbortSignal.timeout(timeoutMs),
-            redirect: 'error',
+            // Never followed (a redirect is not ok, refused below); not 'error', which Workers lack.
+            redirect: 'manual',
           });
         } catch (error) {
           if (error instanceof TokenRejectedError) throw error;

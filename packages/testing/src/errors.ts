@@ -17,6 +17,11 @@ export class TestingError extends PierError<TestingErrorCode> {
   override readonly name = 'TestingError';
 }
 
+/** What `OptionIssues.throwIfAny` makes of the problems found in options. */
+export function optionsError(message: string, issues: readonly string[]): TestingError {
+  return new TestingError('OPTIONS_INVALID', message, { issues });
+}
+
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

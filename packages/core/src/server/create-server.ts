@@ -17,6 +17,7 @@ import { type Middleware, type MiddlewareMatch, middlewareEntry } from '../engin
 import { RequestStateCodec } from '../engine/modern/request-state.js';
 import { type RequestStateKeys, RotatingRequestStateCodec } from '../engine/modern/request-state-keys.js';
 import { Rounds } from '../engine/rounds.js';
+import { utf8Length } from '../engine/runtime.js';
 import { describeValue, MAX_TIMER_MS, messageOf, OptionIssues, optionsError, PierError } from '../errors.js';
 import { appsCapability } from '../extensions/apps.js';
 import {
@@ -524,6 +525,14 @@ class Server implements PierServer {
       const { loadHttpTransport } = await import('../transports/http-loader.js');
       running = await (await loadHttpTransport(httpOptions)).start(this.#host);
     } else {
+      const streams = options as StdioListenOptions;
+      if ((streams.stdin === undefined || streams.stdout === undefined) && !hasStdio()) {
+        throw new PierError(
+          'TRANSPORT_UNAVAILABLE',
+          'listen: stdio needs a process with stdin and stdout, which this runtime (such as Cloudflare Workers) ' +
+            'does not have; serve HTTP with createFetchHandler from @pier/transport-http/fetch',
+        );
+      }
       // Loaded here: an HTTP server never loads the SDK's stdio transport.
       const { startStdioTransport } = await import('../transports/stdio.js');
       running = await startStdioTransport(this.#host, options as StdioListenOptions, () => {
@@ -705,8 +714,7 @@ function checkRequestState(value: unknown, issues: OptionIssues): void {
     }
   }
   if (key !== undefined) {
-    const bytes =
-      typeof key === 'string' ? Buffer.byteLength(key) : key instanceof Uint8Array ? key.byteLength : -1;
+    const bytes = typeof key === 'string' ? utf8Length(key) : key instanceof Uint8Array ? key.byteLength : -1;
     if (bytes < 0) issues.add('requestState.key must be a string or a Uint8Array of at least 32 bytes');
     else if (bytes < 32) {
       issues.add(
@@ -744,4 +752,11 @@ function checkTasks(value: unknown, issues: OptionIssues): void {
       issues.expect(`tasks.${name}`, `a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, ms);
     }
   }
+}
+
+/** Whether the runtime has a process with standard streams (not Workers, even with `nodejs_compat`). */
+function hasStdio(): boolean {
+  const agent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  const proc = (globalThis as { process?: { stdin?: unknown; stdout?: unknown } }).process;
+  return agent !== 'Cloudflare-Workers' && proc?.stdin !== undefined && proc.stdout !== undefined;
 }

@@ -30,7 +30,7 @@ const onSigint = () => shutDown('SIGINT');
  */
 export function watchSignals(target: SignalTarget): () => void {
   targets.add(target);
-  if (targets.size === 1 && !shuttingDown) {
+  if (targets.size === 1 && !shuttingDown && signalsAvailable()) {
     process.on('SIGTERM', onSigterm);
     process.on('SIGINT', onSigint);
   }
@@ -65,6 +65,22 @@ function shutDown(signal: ShutdownSignal): void {
 }
 
 function removeListeners(): void {
+  if (!signalsAvailable()) return;
   process.off('SIGTERM', onSigterm);
   process.off('SIGINT', onSigint);
+}
+
+/**
+ * Whether this runtime delivers process signals: Node, Bun and Deno do; Workers (even with `nodejs_compat`,
+ * whose `process` has no signals to give) and browsers do not, and there the platform ends the isolate.
+ */
+function signalsAvailable(): boolean {
+  const proc = (globalThis as { process?: { on?: unknown; off?: unknown } }).process;
+  return typeof proc?.on === 'function' && typeof proc.off === 'function' && !onWorkers();
+}
+
+function onWorkers(): boolean {
+  return (
+    (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers'
+  );
 }

@@ -2,6 +2,7 @@
 // replicated store implements (`@pier/redis`), and the embedded in-memory default, bounded in count and
 // bytes, each task kept until its TTL.
 import type { InputRequest } from '@modelcontextprotocol/server';
+import { utf8Length } from '../engine/runtime.js';
 import { PierError } from '../errors.js';
 
 /** A task's status; `completed`, `failed` and `cancelled` are final. */
@@ -141,7 +142,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   #put(task: StoredTask, replacing: number): StoredTask {
-    const bytes = Buffer.byteLength(JSON.stringify(task));
+    const bytes = utf8Length(JSON.stringify(task));
     const isNew = replacing === 0;
     this.#makeRoom(bytes - replacing, isNew ? 1 : 0, task.taskId);
     this.#bytes += bytes - replacing;
