@@ -42,6 +42,8 @@ export interface Inbound {
   readonly closeStream?: (() => void) | undefined;
   /** The transport's name, as middleware sees it: `http`, `stdio`… */
   readonly transport?: string | undefined;
+  /** The peer's IP address (the HTTP socket's); absent where there is none (stdio). */
+  readonly remoteAddress?: string | undefined;
 }
 
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
@@ -136,6 +138,10 @@ export class Call implements MiddlewareContext {
 
   get transport(): string {
     return this.inbound.transport ?? this.connection?.transport ?? 'http';
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.inbound.remoteAddress;
   }
 
   get logger(): Logger {
