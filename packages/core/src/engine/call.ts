@@ -2,12 +2,7 @@
 // ways back to the client (related messages, questions in a 2025 session). It is also what middleware
 // sees (`MiddlewareContext`). Everything that costs something (an abort controller, a principal, response
 // headers) is made only when first asked for.
-import type {
-  AuthInfo,
-  ClientCapabilities,
-  Implementation,
-  LoggingLevel,
-} from '@modelcontextprotocol/server';
+import type { AuthInfo, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
 import type { Envelope, HeaderReader } from './classify.js';
