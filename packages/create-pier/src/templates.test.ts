@@ -26,37 +26,34 @@ const COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
   ),
 );
 
-/** Every framework, with and without health and config (both templates). */
-const FRAMEWORK_COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
-  FRAMEWORKS.filter((framework) => framework !== 'none').flatMap((framework) =>
-    [true, false].map((health) => ({
-      name: `${template}-${framework}${health ? '-health' : ''}`,
-      framework,
-      transport: 'http' as const,
-      health,
-      config: health,
-      template,
-      packageManager: 'npm' as const,
-    })),
-  ),
+/** HTTP projects for each of `choices`, both templates, with health and config and without either. */
+function httpCombinations(choices: readonly Pick<Answers, 'framework' | 'runtime'>[]): Answers[] {
+  return TEMPLATES.flatMap((template) =>
+    choices.flatMap((choice) =>
+      [true, false].map((health) => ({
+        name: `${template}-${choice.framework ?? choice.runtime}${health ? '-health' : ''}`,
+        ...choice,
+        transport: 'http' as const,
+        health,
+        config: health,
+        template,
+        packageManager: 'npm' as const,
+      })),
+    ),
+  );
+}
+
+/** Every framework on Node. */
+const FRAMEWORK_COMBINATIONS = httpCombinations(
+  FRAMEWORKS.filter((framework) => framework !== 'none').map((framework) => ({ framework })),
 );
 
 /**
  * Bun, Deno and Workers projects: their types (Bun's, Deno's, wrangler's) are not in the workspace, so
  * the packaging suite type-checks and runs them where they are installed; here, no marker is left.
  */
-const RUNTIME_COMBINATIONS: Answers[] = TEMPLATES.flatMap((template) =>
-  RUNTIMES.filter((runtime) => runtime !== 'node').flatMap((runtime) =>
-    [true, false].map((health) => ({
-      name: `${template}-${runtime}${health ? '-health' : ''}`,
-      runtime,
-      transport: 'http' as const,
-      health,
-      config: health,
-      template,
-      packageManager: 'pnpm' as const,
-    })),
-  ),
+const RUNTIME_COMBINATIONS = httpCombinations(
+  RUNTIMES.filter((runtime) => runtime !== 'node').map((runtime) => ({ runtime })),
 );
 
 /** Where each package a generated project names comes from in the workspace. */
