@@ -47,9 +47,14 @@ export function parseFlags<F extends Record<string, FlagSpec>>(
   });
   const flags: Record<string, boolean | string | string[]> = {};
   const positionals: string[] = [];
+  // After a misspelt flag that looks like one taking a value (`--nmae weather`), the next word is its
+  // value, not an argument: it is left out, so that it is not reported a second time as a stray word.
+  let valueOfUnknown = false;
   for (const token of tokens) {
+    const swallow = valueOfUnknown;
+    valueOfUnknown = false;
     if (token.kind === 'positional') {
-      positionals.push(token.value);
+      if (!swallow) positionals.push(token.value);
       continue;
     }
     if (token.kind !== 'option') continue;
@@ -65,6 +70,7 @@ export function parseFlags<F extends Record<string, FlagSpec>>(
       issues.add(`unknown option ${token.rawName}${near === undefined ? '' : ` (did you mean --${near}?)`}`, {
         help: true,
       });
+      valueOfUnknown = near !== undefined && spec[near]?.type === 'string' && token.value === undefined;
       continue;
     }
     if (flag.type === 'boolean') {

@@ -70,15 +70,17 @@ describe('usage errors name every problem at once', () => {
 
   it.concurrent('dev, doctor and inspect: the same shape; one problem stays one line', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'pier-usage-'));
-    const [dev, doctor, inspect, one, help] = await Promise.all([
+    const [dev, doctor, inspect, one, help, typo] = await Promise.all([
       runPier(['dev', 'a.ts', 'b.ts', '--grace', 'soon', '--inspectr'], { cwd: empty }),
       runPier(['doctor', 'example.com', '--timeout', '0', '--open', '--origin', 'https://claude.ai/x']),
       runPier(['inspect', '--era', '--json', 'http://127.0.0.1:9/mcp', '--', 'node', 'x.js']),
       runPier(['doctor', '--lgoin', 'http://127.0.0.1:9/mcp']),
       // --help wins over everything else wrong: the user asked how to use it.
       runPier(['call', '--jsno', '--help']),
+      // A misspelt flag that takes a value: its value is not also called a stray word.
+      runPier(['inspect', '--hedaer', 'A=b', 'http://127.0.0.1:9/mcp', '--era', 'x']),
     ]);
-    expect([dev.code, doctor.code, inspect.code, one.code, help.code]).toEqual([2, 2, 2, 2, 0]);
+    expect([dev.code, doctor.code, inspect.code, one.code, help.code, typo.code]).toEqual([2, 2, 2, 2, 0, 2]);
     expect(dev.stderr).toBe(
       [
         'pier: dev: 4 problems:',
@@ -110,6 +112,15 @@ describe('usage errors name every problem at once', () => {
     );
     expect(one.stderr).toBe(
       'pier: doctor: unknown option --lgoin (did you mean --login?); see pier doctor --help\n',
+    );
+    expect(typo.stderr).toBe(
+      [
+        'pier: inspect: 2 problems:',
+        '  - unknown option --hedaer (did you mean --header?)',
+        '  - --era must be 2026, 2025 or auto (got "x")',
+        'see pier inspect --help',
+        '',
+      ].join('\n'),
     );
     expect(help.stdout).toMatch(/^Usage: pier call <tool>/);
     expect(help.stderr).toBe('');
