@@ -88,6 +88,7 @@ export default defineConfig({
             { text: '@pier/redis', link: '/packages/redis' },
             { text: '@pier/plugin-otel', link: '/packages/plugin-otel' },
             { text: '@pier/testing', link: '/packages/testing' },
+            { text: '@pier/cli', link: '/packages/cli' },
             { text: 'create-pier', link: '/packages/create-pier' },
           ],
         },

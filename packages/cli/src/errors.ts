@@ -3,20 +3,18 @@
  *
  * | code | exit | when |
  * |---|---|---|
- * | `USAGE` | 2 | an unknown command or flag, a missing or malformed argument |
+ * | `USAGE` | 2 | an unknown command or flag, a missing or malformed argument (`issues` lists every one) |
  * | `CONNECT_FAILED` | 1 | the server could not be reached or refused the handshake |
- * | `CALL_FAILED` | 1 | the server answered a request with an error, or a tool with `isError` |
- * | `CONFIG_INVALID` | 1 | a client's configuration file cannot be read or merged |
+ * | `CALL_FAILED` | 1 | the server answered a request with an error (a tool result with `isError` exits 1 without one) |
+ * | `CONFIG_INVALID` | 1 | a client's configuration file cannot be read or merged, or there is no build to install |
  * | `DEV_FAILED` | 1 | `pier dev` could not build or start the server at all |
- * | `CHECK_FAILED` | 1 | `pier doctor` found a failing step |
  */
 export type CliErrorCode =
   | 'USAGE'
   | 'CONNECT_FAILED'
   | 'CALL_FAILED'
   | 'CONFIG_INVALID'
-  | 'DEV_FAILED'
-  | 'CHECK_FAILED';
+  | 'DEV_FAILED';
 
 /**
  * The one error class of `@pier/cli`: `pier` prints its message on stderr and exits with `exitCode`. The
