@@ -72,8 +72,16 @@ export default defineConfig({
         {
           text: 'Deploy',
           items: [
+            { text: 'Where Pier runs', link: '/deploy/' },
             { text: 'Node listener', link: '/deploy/node' },
-            { text: 'Other runtimes', link: '/deploy/other-runtimes' },
+            { text: 'Fetch handler', link: '/deploy/fetch' },
+            { text: 'Express 5', link: '/deploy/express' },
+            { text: 'Fastify 5', link: '/deploy/fastify' },
+            { text: 'Hono 4', link: '/deploy/hono' },
+            { text: 'Next.js', link: '/deploy/nextjs' },
+            { text: 'Bun', link: '/deploy/bun' },
+            { text: 'Deno', link: '/deploy/deno' },
+            { text: 'Cloudflare Workers', link: '/deploy/workers' },
           ],
         },
         {

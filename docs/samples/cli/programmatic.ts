@@ -1,37 +1,29 @@
-// pier as a library: main() runs a command in-process, with the streams, environment and directory it is
-// given, and resolves with the exit code. Here: what `pier install cursor` would write (nothing is
-// written with --dry-run; the secret is masked), then a command line with three mistakes.
-import { Readable, Writable } from 'node:stream';
-import { type Io, main } from '@pier/cli';
+// `pier` in-process: `main(argv, io)` runs a command with the streams, environment and directory you give
+// it, and resolves with the exit code. Nothing is thrown; errors are printed on `io.stderr`.
+import { PassThrough } from 'node:stream';
+import { main } from '@pier/cli';
 
-function collector(): Writable & { text: string } {
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      stream.text += String(chunk);
-      done();
-    },
-  }) as Writable & { text: string };
-  stream.text = '';
-  return stream;
+async function pier(argv: string[], cwd: string) {
+  let stdout = '';
+  let stderr = '';
+  const out = new PassThrough().on('data', (chunk) => (stdout += chunk));
+  const err = new PassThrough().on('data', (chunk) => (stderr += chunk));
+  const code = await main(argv, {
+    stdout: out,
+    stderr: err,
+    stdin: new PassThrough(),
+    env: { API_KEY: 'sk-live-0123456789abcdef' },
+    cwd,
+  });
+  return { code, stdout, stderr };
 }
 
-const io = (): Io & { stdout: { text: string }; stderr: { text: string } } => ({
-  stdout: collector(),
-  stderr: collector(),
-  stdin: Readable.from([]),
-  env: { HOME: '/home/ada' },
-  cwd: '/home/ada/weather',
-});
+// What `pier install` would add to this project's .cursor/mcp.json: nothing is written (--dry-run), and
+// the key is masked in the output.
+const install = 'install cursor --scope project --name notes --env API_KEY --dry-run --json --';
+const planned = await pier([...install.split(' '), 'node', 'dist/main.js'], '/srv/notes-server');
+console.log(planned.code, JSON.parse(planned.stdout));
 
-const preview = io();
-const args = ['--dry-run', '--json', '--name', 'weather', '--env', 'API_KEY=sk-live-0123456789abcdef'];
-const code = await main(
-  ['install', 'cursor', ...args, '--', 'node', '/home/ada/weather/dist/main.js'],
-  preview,
-);
-console.log(`exit ${code}`);
-console.log(preview.stdout.text);
-
-const typos = io();
-console.log(`exit ${await main(['install', 'cursr', '--nmae', 'weather', '--env', 'API KEY'], typos)}`);
-console.log(typos.stderr.text);
+// A typo is a usage error: exit code 2, and a suggestion on stderr.
+const typo = await pier('instal cursor'.split(' '), '/srv/notes-server');
+console.log(typo.code, typo.stderr.trim());

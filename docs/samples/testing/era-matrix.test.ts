@@ -33,7 +33,11 @@ it('every tool behaves the same in every era and mode', async () => {
     [
       { tool: 'echo', arguments: { text: 'hi' } },
       // The answers to the questions the tool asks, in order.
-      { tool: 'delete_note', arguments: { id: '1' }, answers: [{ action: 'accept', content: { confirm: true } }] },
+      {
+        tool: 'delete_note',
+        arguments: { id: '1' },
+        answers: [{ action: 'accept', content: { confirm: true } }],
+      },
     ],
     // A stateless 2025 HTTP server cannot carry a question to its client: that mode is left out here.
     { modes: ['2026-07-28 stateless', '2025 session', 'stdio'] },
