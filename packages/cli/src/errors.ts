@@ -9,12 +9,7 @@
  * | `CONFIG_INVALID` | 1 | a client's configuration file cannot be read or merged, or there is no build to install |
  * | `DEV_FAILED` | 1 | `pier dev` could not build or start the server at all |
  */
-export type CliErrorCode =
-  | 'USAGE'
-  | 'CONNECT_FAILED'
-  | 'CALL_FAILED'
-  | 'CONFIG_INVALID'
-  | 'DEV_FAILED';
+export type CliErrorCode = 'USAGE' | 'CONNECT_FAILED' | 'CALL_FAILED' | 'CONFIG_INVALID' | 'DEV_FAILED';
 
 /**
  * The one error class of `@pier/cli`: `pier` prints its message on stderr and exits with `exitCode`. The
