@@ -95,6 +95,7 @@ export default defineConfig({
             { text: '@pier/oauth-proxy', link: '/packages/oauth-proxy' },
             { text: '@pier/redis', link: '/packages/redis' },
             { text: '@pier/plugin-otel', link: '/packages/plugin-otel' },
+            { text: '@pier/plugin-limits', link: '/packages/plugin-limits' },
             { text: '@pier/testing', link: '/packages/testing' },
             { text: '@pier/cli', link: '/packages/cli' },
             { text: 'create-pier', link: '/packages/create-pier' },
