@@ -50,7 +50,7 @@ if (dirs !== undefined) {
 }
 
 try {
-  const perRequest = await countInstructions(spec, {
+  const { main, all } = await countInstructions(spec, {
     what,
     ...(shape !== undefined && { call: shape.call }),
     warm,
@@ -60,7 +60,7 @@ try {
     env,
   });
   console.log(
-    `${server} ${what}${tool === undefined ? '' : ` ${tool}`}: ${(perRequest / 1000).toFixed(1)} k instructions a request (${measured} after ${warm})`,
+    `${server} ${what}${tool === undefined ? '' : ` ${tool}`}: ${(main / 1000).toFixed(1)} k instructions a request in the main thread, ${(all / 1000).toFixed(1)} k in every thread (${measured} after ${warm})`,
   );
 } finally {
   await closeSharedIssuer();

@@ -425,9 +425,9 @@ async function main(): Promise<void> {
       });
     }
   }
-  // The same events raised by `bump_ctx`, which declares its context: B builds an SDK server per call, as
-  // for any tool that logs, asks or reports progress, and its garbage (and collections) is many times
-  // `bump`'s, which the direct path serves.
+  // The same events raised by `bump_ctx`, which declares its context. Before core's request engine (issue
+  // 31), B built an SDK server per such call; now both tools take the engine's one path, and this line
+  // shows that a handler's context adds nothing to the event's way.
   const sdkPathLatencies: number[] = [];
   for (let i = 0; i < RUN; i++) {
     const mark = traces.length;
@@ -549,7 +549,7 @@ async function main(): Promise<void> {
     `| reference: a bare TCP pipe in front of the owner (no HTTP parsing), p50 / CPU | | ${piped.p50.toFixed(3)} ms / ${piped.cpu.toFixed(0)} µs | ${(piped.p50 / local.p50).toFixed(2)}× / ${(piped.cpu / local.cpu).toFixed(2)}× | | |`,
     '',
     `Cross-replica notification (raised on B, received by a 2026-07-28 listen stream on A, through the Redis event bus): ${verdict(latencies, 5)}.`,
-    `Raised instead by a tool that declares its context (\`bump_ctx\`: an SDK server per call on B, where \`bump\` above takes the direct path), same client: ${verdict(sdkPathLatencies, 5)}.`,
+    `Raised instead by a tool that declares its context (\`bump_ctx\`; before the request engine, an SDK server per call on B), same client: ${verdict(sdkPathLatencies, 5)}.`,
     `Same events, read as raw bytes by a listener in a process of its own: ${verdict(rawLatencies, 5)}.`,
     `Floor, the same processes without Pier (raw XADD → Redis → a raw XREAD reader → SSE → the raw listener): ${verdict(floorLatencies)}.`,
     `Floor with the same exchanges, still without Pier (the bench POSTs to a bare raiser that XADDs and answers; the reader writes to the bench's stream and the raw listener's; read by the raw listener): ${verdict(exchangeLatencies)}.`,

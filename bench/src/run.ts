@@ -69,8 +69,8 @@ export interface BenchResults {
   /** Keyed `server era` (tools/call echo), `server era tool` (another tool) or `server GET path`. */
   readonly throughput: Readonly<Record<string, ThroughputSample[]>>;
   /**
-   * Instructions per request counted under callgrind once per run (keyed as `throughput`), or why not;
-   * absent in results of runs before they were counted.
+   * Instructions per request in the server's main thread, counted under callgrind once per run (keyed as
+   * `throughput`), or why not; absent in results of runs before they were counted.
    */
   readonly instructions?: Readonly<Record<string, number>> | { readonly skipped: string };
   readonly coldStart: Readonly<Record<string, { liveMs: number[]; readyMs: number[] }>>;
@@ -369,10 +369,12 @@ async function countAll(all: boolean): Promise<Record<string, number>> {
       const job = jobs[next++]!;
       log(`  instructions: ${job.key}`);
       try {
-        counts[job.key] = await countInstructions(job.spec, {
-          what: job.what,
-          ...(job.call !== undefined && { call: job.call }),
-        });
+        counts[job.key] = (
+          await countInstructions(job.spec, {
+            what: job.what,
+            ...(job.call !== undefined && { call: job.call }),
+          })
+        ).main;
       } catch (error) {
         log(`  instructions: ${job.key} failed: ${(error as Error).message}`);
       }
