@@ -267,9 +267,12 @@ async function inProcess(): Promise<void> {
       for (let i = 0; i < rawHeaders.length; i += 2) {
         headers[(rawHeaders[i] as string).toLowerCase()] = rawHeaders[i + 1] as string;
       }
-      return { url: '/mcp', method: 'POST', headers, rawHeaders } as unknown as Parameters<
-        HttpAuthenticator['authenticate']
-      >[0];
+      const request: Parameters<HttpAuthenticator['authenticate']>[0] = {
+        url: '/mcp',
+        method: 'POST',
+        header: (name) => headers[name],
+      };
+      return request;
     };
     // Warm: the key set fetched, the key imported, the token verified once (and cached, where it is).
     for (let i = 0; i < 200; i++) {

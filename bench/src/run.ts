@@ -2,7 +2,7 @@
 // `--smoke` (or BENCH_SMOKE=1): 0.5 s per measurement with 10 connections, no warm-up, one round, each server
 // spawned once and all at once (that start is its cold start), 50 sessions, 200 probes, no install
 // footprint, no instruction counts.
-// `--out FILE` and `--json FILE` write elsewhere; `--only id,id` limits the servers (for development);
+// `--out FILE` and `--json FILE` write elsewhere (the charts go to charts/ beside the report); `--only id,id` limits the servers (for development);
 // `--instructions none|middleware|all` chooses what is also counted in instructions under valgrind's
 // callgrind after the rounds (full run: `middleware`, the ≤ 5 % target; smoke: `none`).
 import { execFileSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { chartData, writeCharts } from './charts.js';
 import { closeSharedIssuer } from './harness/auth-issuer.js';
 import { type Footprint, installFootprint } from './harness/footprint.js';
 import { countInstructions, hasCallgrind } from './harness/instructions.js';
@@ -78,6 +79,26 @@ export interface BenchResults {
   readonly stampede: readonly StampedeSample[];
   readonly footprint: { readonly pier: Footprint; readonly config: Footprint } | { readonly skipped: string };
 }
+
+/**
+ * The cells of the tool-shape matrix a smoke run loads (it checks the answer of every cell): each shape and
+ * each path at least once, each way the loader builds a request (progress and log level, a bearer token
+ * in a session, the example app) once.
+ */
+const SMOKE_CELLS = new Set([
+  'echo modern',
+  'echo legacy',
+  'echo sessions',
+  'ctx modern',
+  'ctx sessions',
+  'output legacy',
+  'scopes sessions',
+  'tasks modern',
+  'otel legacy',
+  'otel-sdk modern',
+  'middleware legacy',
+  'notes sessions',
+]);
 
 const { values } = parseArgs({
   options: {
@@ -233,7 +254,10 @@ const results: BenchResults = {
 mkdirSync(dirname(values.json), { recursive: true });
 writeFileSync(values.json, `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(values.out, keepSections(renderReport(results), values.out));
-log(`wrote ${values.out} and ${values.json} in ${results.meta.durationSeconds} s`);
+// The charts (and the figures they show, committed where the raw samples are not) go beside the report.
+const chartsDir = join(dirname(values.out), 'charts');
+writeCharts(chartData(results), chartsDir);
+log(`wrote ${values.out}, ${chartsDir}/ and ${values.json} in ${results.meta.durationSeconds} s`);
 const failed = verifications.filter((v) => !v.ok);
 if (failed.length > 0) {
   for (const v of failed) log(`FAILED ${v.server} ${v.check}: ${v.detail}`);
@@ -278,26 +302,6 @@ interface Measurement {
   /** Only checked, not loaded (smoke mode: most of the tool-shape matrix). */
   readonly verifyOnly?: true;
 }
-
-/**
- * The cells of the tool-shape matrix a smoke run loads (it checks the answer of every cell): each shape and
- * each path at least once, each way the loader builds a request (progress and log level, a bearer token
- * in a session, the example app) once.
- */
-const SMOKE_CELLS = new Set([
-  'echo modern',
-  'echo legacy',
-  'echo sessions',
-  'ctx modern',
-  'ctx sessions',
-  'output legacy',
-  'scopes sessions',
-  'tasks modern',
-  'otel legacy',
-  'otel-sdk modern',
-  'middleware legacy',
-  'notes sessions',
-]);
 
 /**
  * Every measurement, grouped with those it is compared with (same path): echo in each era a server speaks,

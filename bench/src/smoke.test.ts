@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ChartData } from './charts.js';
 import { SHAPE_SERVERS } from './harness/servers.js';
 import type { BenchResults } from './run.js';
 import { PATHS, SHAPES, serverOf } from './shapes.js';
@@ -108,5 +109,28 @@ describe('pnpm bench --smoke', () => {
     expect(report).toContain('## Input-required exchange (2026-07-28)');
     expect(report).toContain('smoke mode');
     expect(report).not.toContain('NaN');
+
+    // The charts of the performance page, beside the report: one SVG per scenario, drawn from data.json.
+    const charts = JSON.parse(readFileSync(join(scratch, 'charts', 'data.json'), 'utf8')) as ChartData;
+    expect(charts.charts.map((chart) => chart.id)).toEqual(
+      expect.arrayContaining([
+        'tools-call-throughput',
+        'tools-call-cpu',
+        'health',
+        'cold-start',
+        'session-memory',
+      ]),
+    );
+    for (const chart of charts.charts) {
+      const svg = readFileSync(join(scratch, 'charts', `${chart.id}.svg`), 'utf8');
+      expect(svg, chart.id).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      expect(svg, chart.id).not.toContain('NaN');
+      for (const bar of chart.groups.flatMap((group) => group.bars))
+        expect(svg, chart.id).toContain(bar.label);
+    }
+    const throughput = charts.charts.find((chart) => chart.id === 'tools-call-throughput');
+    expect(throughput?.groups.flatMap((group) => group.bars.map((bar) => bar.kind))).toEqual(
+      expect.arrayContaining(['pier', 'sdk', 'ceiling']),
+    );
   });
 });

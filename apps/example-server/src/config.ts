@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_PORT,
   DEFAULT_TIMEOUT_MS,
+  MCP_PATH,
   SERVER_NAME,
   SERVER_VERSION,
 } from './settings.js';
@@ -90,6 +91,24 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       schema: z.url({ protocol: /^https?$/ }).optional(),
       env: 'AUTH_RESOURCE',
       description: 'Canonical URL of this server’s MCP endpoint, as clients reach it (the tokens’ audience)',
+    },
+    authUpstreamIssuer: {
+      schema: z.url({ protocol: /^https?$/ }).optional(),
+      env: 'AUTH_UPSTREAM_ISSUER',
+      description:
+        'Proxy mode: the identity provider users log in with — https://github.com, https://accounts.google.com, or any OpenID Connect issuer URL; with AUTH_UPSTREAM_CLIENT_ID and AUTH_UPSTREAM_CLIENT_SECRET',
+    },
+    authUpstreamClientId: {
+      schema: z.string().min(1).optional(),
+      env: 'AUTH_UPSTREAM_CLIENT_ID',
+      description: 'Proxy mode: the client id of this server’s OAuth app at the provider',
+    },
+    authUpstreamClientSecret: {
+      schema: z.string().min(1).optional(),
+      env: 'AUTH_UPSTREAM_CLIENT_SECRET',
+      arg: false,
+      secret: true,
+      description: 'Proxy mode: the client secret of that OAuth app (also seals the proxy’s stored state)',
     },
     sessions: {
       schema: z.boolean().default(false),
@@ -187,15 +206,28 @@ export function readConfig(
   return config;
 }
 
-/** Auth needs both settings, and plain http only on a loopback address (tokens would travel in clear). */
-export function authProblem(config: Pick<AppConfig, 'authIssuer' | 'authResource'>): string | undefined {
+/**
+ * Auth is off, a resource server (AUTH_ISSUER + AUTH_RESOURCE), or the OAuth proxy (the three AUTH_UPSTREAM_*
+ * settings, AUTH_RESOURCE defaulting to the loopback listener's own URL); plain http only on a loopback
+ * address (tokens would travel in clear). The message names the settings, never a value.
+ */
+export function authProblem(
+  config: Pick<
+    AppConfig,
+    | 'authIssuer'
+    | 'authResource'
+    | 'authUpstreamIssuer'
+    | 'authUpstreamClientId'
+    | 'authUpstreamClientSecret'
+    | 'host'
+    | 'port'
+  >,
+): string | undefined {
   const { authIssuer, authResource } = config;
-  if ((authIssuer === undefined) !== (authResource === undefined)) {
-    return 'authIssuer (AUTH_ISSUER) and authResource (AUTH_RESOURCE) go together: set both to turn auth on, or neither';
-  }
   for (const [field, variable, value] of [
     ['authIssuer', 'AUTH_ISSUER', authIssuer],
     ['authResource', 'AUTH_RESOURCE', authResource],
+    ['authUpstreamIssuer', 'AUTH_UPSTREAM_ISSUER', config.authUpstreamIssuer],
   ] as const) {
     if (value === undefined) continue;
     const url = new URL(value);
@@ -203,7 +235,34 @@ export function authProblem(config: Pick<AppConfig, 'authIssuer' | 'authResource
       return `${field} (${variable}): http is accepted for a loopback address only; use https`;
     }
   }
+  const upstream = [config.authUpstreamIssuer, config.authUpstreamClientId, config.authUpstreamClientSecret];
+  const proxy = upstream.some((value) => value !== undefined);
+  if (proxy) {
+    if (upstream.some((value) => value === undefined)) {
+      return 'authUpstreamIssuer (AUTH_UPSTREAM_ISSUER), authUpstreamClientId (AUTH_UPSTREAM_CLIENT_ID) and authUpstreamClientSecret (AUTH_UPSTREAM_CLIENT_SECRET) go together: set all three for proxy mode';
+    }
+    if (authIssuer !== undefined) {
+      return 'authIssuer (AUTH_ISSUER) and authUpstreamIssuer (AUTH_UPSTREAM_ISSUER) exclude each other: the first accepts tokens of your authorization server, the second makes this server the authorization server';
+    }
+    if (authResource === undefined && proxyResource(config) === undefined) {
+      return 'authResource (AUTH_RESOURCE) is required in proxy mode unless the server listens on a loopback address and a fixed port: set it to the public URL of the MCP endpoint';
+    }
+  } else if ((authIssuer === undefined) !== (authResource === undefined)) {
+    return 'authIssuer (AUTH_ISSUER) and authResource (AUTH_RESOURCE) go together: set both to turn auth on, or neither';
+  }
   return undefined;
+}
+
+/**
+ * The OAuth proxy's resource URL: AUTH_RESOURCE, else the MCP URL of a listener on a loopback address and a
+ * fixed port (development); `undefined` when neither can be known before listening.
+ */
+export function proxyResource(config: Pick<AppConfig, 'authResource' | 'host' | 'port'>): string | undefined {
+  if (config.authResource !== undefined) return config.authResource;
+  const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(config.host);
+  if (!loopback || config.port === 0) return undefined;
+  const host = config.host === '::1' ? '[::1]' : config.host;
+  return `http://${host}:${config.port}${MCP_PATH}`;
 }
 
 /** The data directory as an absolute path (a relative `DATA_DIR` is taken from the working directory). */

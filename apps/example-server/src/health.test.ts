@@ -34,11 +34,26 @@ function upstreamCheck(baseUrl: string, timeoutMs = 2_000) {
 
 describe('healthChecks', () => {
   it('marks the data directory critical and the upstream not', async () => {
-    const failing = { dataDir: '/data', probeWritable: async () => Promise.reject(new Error('EACCES')) };
-    const [dataDir, up] = healthChecks({ store: failing, baseUrl: 'http://127.0.0.1:1/', timeoutMs: 100 });
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/data/.probe-1'"), {
+      code: 'EACCES',
+    });
+    const failing = { dataDir: '/data', probeWritable: async () => Promise.reject(denied) };
+    const logged: unknown[] = [];
+    const [dataDir, up] = healthChecks({
+      store: failing,
+      baseUrl: 'http://127.0.0.1:1/',
+      timeoutMs: 100,
+      logFailure: (message, fields) => logged.push({ message, ...fields }),
+    });
     expect(dataDir).toMatchObject({ name: 'data-dir', critical: true });
     expect(up).toMatchObject({ name: 'upstream', critical: false });
-    await expect(dataDir?.check({ signal: new AbortController().signal })).rejects.toThrow('EACCES');
+    // /health is open to anyone: the code, never the path; the log keeps the whole message.
+    const failure = await Promise.resolve(dataDir?.check({ signal: new AbortController().signal })).catch(
+      (error: Error) => error,
+    );
+    expect(String(failure)).toContain('the data directory is not writable (EACCES)');
+    expect(String(failure)).not.toContain('/data');
+    expect(logged).toEqual([{ message: 'data directory probe failed', error: denied.message }]);
   });
 
   it('counts any answer below 500 as up (a 404 or 401 from an API root still proves it answers)', async () => {

@@ -10,6 +10,8 @@ export interface HealthCheckDeps {
   readonly baseUrl: string;
   /** `TIMEOUT`: how long the upstream has to answer. */
   readonly timeoutMs: number;
+  /** Where a failed probe's detail goes (the server's log): `/health` only says what failed. */
+  readonly logFailure?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** Extra time the plugin allows beyond the fetch's own timeout, so the fetch's clearer message wins. */
@@ -17,13 +19,19 @@ export const PLUGIN_TIMEOUT_MARGIN_MS = 1_000;
 
 /**
  * The checks for `healthPlugin`:
- * - `data-dir` (critical): writes and removes a probe file in the data directory.
+ * - `data-dir` (critical): writes and removes a probe file in the data directory; a failure is reported
+ *   by its error code only (the path stays in the log).
  * - `upstream` (non-critical): `GET BASE_URL` must get an HTTP answer within `TIMEOUT`. Any status
  *   below 500 is healthy — a 401 or 404 from an API's base URL still proves it is up, and the check
  *   sends no credentials; a 5xx is `degraded` (it answers but says it is failing); no answer (refused,
  *   DNS failure, timeout) is `unhealthy`, which a non-critical check turns into `degraded` overall.
  */
-export function healthChecks({ store, baseUrl, timeoutMs }: HealthCheckDeps): HealthCheckDefinition[] {
+export function healthChecks({
+  store,
+  baseUrl,
+  timeoutMs,
+  logFailure,
+}: HealthCheckDeps): HealthCheckDefinition[] {
   // A base URL may carry credentials (https://user:pass@host/): fetch refuses such a URL, and its error
   // would quote it in /health. The check needs no authentication, so it calls the URL without them and
   // names the upstream by its origin only.
@@ -36,7 +44,19 @@ export function healthChecks({ store, baseUrl, timeoutMs }: HealthCheckDeps): He
       name: 'data-dir',
       critical: true,
       check: async (): Promise<HealthCheckResult> => {
-        await store.probeWritable();
+        try {
+          await store.probeWritable();
+        } catch (error) {
+          // The filesystem's message names the directory's absolute path: /health is open to anyone, so it
+          // says only what failed and the error code; the log keeps the whole message.
+          logFailure?.('data directory probe failed', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          const code = (error as NodeJS.ErrnoException | undefined)?.code;
+          throw new Error(
+            `the data directory is not writable${typeof code === 'string' ? ` (${code})` : ''}`,
+          );
+        }
         return { status: 'healthy' };
       },
     },

@@ -6,6 +6,7 @@ import { httpTransport } from '@pier/transport-http';
 import { dataDirOf, readConfig } from './config.js';
 import { createNotesServer } from './notes-server.js';
 import { FileNotesStore, type NotesStore } from './notes-store.js';
+import { oauthProxyParts } from './oauth-proxy.js';
 import { type ScaleOutParts, scaleOutParts } from './scale-out.js';
 import { FLUSH_TIMEOUT_MS, SERVER_NAME, SHUTDOWN_TIMEOUT_MS } from './settings.js';
 import { startOtlp, telemetryPlugin } from './telemetry.js';
@@ -46,13 +47,22 @@ try {
 // OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK is registered before the server is built.
 const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(config.otlpEndpoint);
 
+// AUTH_UPSTREAM_*: proxy mode, MCP clients log in with GitHub, Google or an OpenID Connect provider.
+let proxy: ReturnType<typeof oauthProxyParts>;
+try {
+  proxy = oauthProxyParts(config, createLogger({ scope: SERVER_NAME, level: logLevel }));
+} catch (error) {
+  // The proxy's messages name settings, never a secret's value.
+  fail(`cannot set up the OAuth proxy: ${messageOf(error)}`);
+}
+
 const server = createNotesServer(
   { config, store, dataDir, checks: shared?.healthChecks ?? [] },
   // DEBUG=true wins over LOG_LEVEL.
   {
     logLevel,
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
-    plugins: [telemetryPlugin(config)],
+    plugins: [telemetryPlugin(config), ...(proxy === undefined ? [] : [proxy.plugin])],
     ...(shared !== undefined && { eventBus: shared.eventBus, requestState: shared.requestState }),
     ...(shared?.tasks !== undefined && { tasks: shared.tasks }),
     ...(shared === undefined &&
@@ -63,6 +73,7 @@ const server = createNotesServer(
 server.logger.debug('configuration', { report: JSON.stringify(configReport(config)) });
 // Hooks run last added first: Redis is closed after the notes are flushed.
 if (shared !== undefined) server.onClose(() => (shared as ScaleOutParts).close());
+if (proxy !== undefined) server.onClose(() => proxy?.close());
 // Core closes the server on SIGTERM (after the drain) or SIGINT, or when a stdio client ends stdin. The
 // hook runs once the last request was answered and before the process exits, so every note a client
 // was told about is on disk. A failed flush is logged and makes the exit code 1.

@@ -1,6 +1,8 @@
 // The MCP server: tools to add, list, search and delete notes, a resource per note plus an index,
-// a prompt that asks the model to summarize notes, and a tool that reports the configuration.
-import { open, rename, rm } from 'node:fs/promises';
+// a prompt that asks the model to summarize notes, a tool that reports the configuration, and a view
+// (MCP Apps) that hosts show for list_notes: the notes board.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configReport } from '@pier/config';
@@ -48,6 +50,21 @@ export function noteUri(id: string): string {
 /** The URI of the index of all notes. */
 export const NOTES_INDEX_URI = 'notes://index';
 
+/** The notes board (an MCP Apps view), which hosts show for `list_notes`. */
+export const NOTES_BOARD_URI = 'ui://notes/board';
+
+/** The board's one HTML file, which `scripts/build-view.mjs` writes beside the built server (dist/view/). */
+export const NOTES_BOARD_FILE = fileURLToPath(new URL('./view/notes-board.html', import.meta.url));
+
+/** A note, as the server's icon (an inline SVG: nothing for a client to fetch). */
+const NOTE_ICON = {
+  src: `data:image/svg+xml;base64,${Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#f5c542" d="M4 3h12l4 4v14H4z"/><path fill="#d9a514" d="M16 3v4h4z"/><path stroke="#7a5c00" stroke-width="1.5" d="M7 11h10M7 14h10M7 17h6"/></svg>',
+  ).toString('base64')}`,
+  mimeType: 'image/svg+xml',
+  sizes: ['any'],
+};
+
 const noteFields = {
   title: z.string().trim().min(1).max(200).describe('Short title'),
   body: z.string().max(100_000).describe('The note itself (plain text or Markdown)'),
@@ -67,6 +84,7 @@ export function createNotesServer(deps: NotesServerDeps, options: CreateServerOp
         store: { dataDir, probeWritable: () => probeWritable(dataDir) },
         baseUrl: deps.config.baseUrl,
         timeoutMs: deps.config.timeout,
+        logFailure: (message, fields) => server?.logger.child('health').warn(message, fields),
       }),
       ...(deps.checks ?? []),
     ],
@@ -120,6 +138,7 @@ export const CONFIRM_DELETE_SCHEMA: Extract<
   name: SERVER_NAME,
   version: SERVER_VERSION,
   title: 'Pier notes',
+  icons: [NOTE_ICON],
   instructions:
     'Keeps short notes. Use add_note to save one, search_notes or list_notes to find them, ' +
     `read ${noteUri('{id}')} for one note, and delete_note to remove one.`,
@@ -151,6 +170,8 @@ class NotesServer {
     input: { tag: z.string().optional().describe('Only notes with exactly this tag') },
     annotations: { readOnlyHint: true },
     scopes: [READ],
+    // Hosts of MCP Apps show the notes board with the result; the others get the same notes as JSON.
+    _meta: { ui: { resourceUri: NOTES_BOARD_URI } },
   })
   async listNotes({ tag }: { tag?: string | undefined }) {
     const notes = (await this.#store.list()).filter((note) => tag === undefined || note.tags.includes(tag));
@@ -206,10 +227,11 @@ class NotesServer {
   })
   async exportNotes(_args: Record<string, never>, ctx: ToolContext) {
     const notes = await this.#store.list();
-    const file = join(this.#dataDir, `export-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const file = join(this.#dataDir, exportName());
     const partial = `${file}.partial`;
     let done = false;
-    const handle = await open(partial, 'w');
+    // Exclusive: two exports never share a file, even if their names met.
+    const handle = await open(partial, 'wx');
     try {
       for (const [index, note] of notes.entries()) {
         ctx.signal.throwIfAborted();
@@ -259,6 +281,19 @@ class NotesServer {
   }
 
   @Resource({
+    uri: NOTES_BOARD_URI,
+    name: 'notes-board',
+    title: 'Notes board',
+    description: 'Lists the notes, adds one and deletes one (after the user confirms), through the host',
+    // The MIME type is the extension's (text/html;profile=mcp-app) by default. The board reaches nothing
+    // but the host, so it declares no CSP domains: hosts apply their most restrictive policy.
+    _meta: { ui: { prefersBorder: true } },
+  })
+  async board() {
+    return notesBoard();
+  }
+
+  @Resource({
     uriTemplate: noteUri('{id}'),
     name: 'note',
     title: 'One note',
@@ -294,6 +329,27 @@ class NotesServer {
     const text = notes.map(markdownOf).join('\n\n---\n\n');
     return `Summarize these ${notes.length} notes in a few bullet points, grouping related ones:\n\n${text}`;
   }
+}
+
+/**
+ * A fresh archive name: `export-<time>-<random>.jsonl`. The time sorts them; the 48 random bits keep two
+ * exports started in the same millisecond (on one replica or several sharing the directory) apart.
+ */
+export function exportName(now = new Date()): string {
+  return `export-${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(6).toString('hex')}.jsonl`;
+}
+
+let boardHtml: Promise<string> | undefined;
+
+/** The board's HTML, read once; a build without it says how to make it. */
+function notesBoard(): Promise<string> {
+  boardHtml ??= readFile(NOTES_BOARD_FILE, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    boardHtml = undefined;
+    throw error.code === 'ENOENT'
+      ? new Error('the notes board is not built: run `pnpm build` in apps/example-server')
+      : error;
+  });
+  return boardHtml;
 }
 
 /** Note ids that start with what the user typed, for `completion/complete` on the template. */

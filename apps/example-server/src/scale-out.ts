@@ -1,12 +1,13 @@
 // Scale-out mode (REDIS_URL): what every replica of the app shares through Redis. One module, so that what
 // a replica needs from Redis is in one place: main.ts hands these parts to createServer and the transport.
-import { randomBytes } from 'node:crypto';
 import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import {
   type RedisEventBus,
+  type RedisRequestStateKeys,
   type RedisSessionRelay,
   redisEventBus,
+  redisRequestStateKeys,
   redisSessionRelay,
   redisTaskStore,
 } from '@pier/redis';
@@ -19,7 +20,7 @@ import { type NotesRedisClient, REDIS_KEY_PREFIX, RedisNotesStore } from './redi
 export interface ScaleOutSettings {
   /** `REDIS_URL` (a secret: it may carry a password; never logged or quoted in an error). */
   readonly redisUrl: string;
-  /** `REQUEST_STATE_KEY`, when set; otherwise the key is shared through Redis (see {@link sharedRequestStateKey}). */
+  /** `REQUEST_STATE_KEY`, when set; otherwise the keys are shared, and rotated, through Redis. */
   readonly requestStateKey?: string | undefined;
   readonly logger: Logger;
   /** How long startup waits for Redis before giving up. Default {@link REDIS_CONNECT_TIMEOUT_MS}. */
@@ -34,7 +35,7 @@ export interface ScaleOutSettings {
 export interface ScaleOutParts {
   /** The Redis event bus: change events raised on any replica reach every listening client once. */
   readonly eventBus: EventBus;
-  /** The input-required key every replica signs and checks `requestState` with. */
+  /** The input-required keys every replica signs and checks `requestState` with (`REQUEST_STATE_KEY`, or Redis). */
   readonly requestState: RequestStateOptions;
   /** The notes, in Redis. */
   readonly notesStore: NotesStore;
@@ -56,7 +57,10 @@ export const EVENTS_STREAM_KEY = `${REDIS_KEY_PREFIX}events`;
 export const TASKS_KEY_PREFIX = `${REDIS_KEY_PREFIX}task:`;
 /** The prefix of the 2025 session records' keys in Redis. */
 export const SESSIONS_KEY_PREFIX = `${REDIS_KEY_PREFIX}session:`;
-/** Where the shared input-required key lives when `REQUEST_STATE_KEY` is not set. */
+/**
+ * Where the shared input-required key lives when `REQUEST_STATE_KEY` is not set (beside it `:previous`,
+ * the key before the last rotation, and `:copy`, which survives the key's deletion).
+ */
 export const REQUEST_STATE_REDIS_KEY = `${REDIS_KEY_PREFIX}request-state-key`;
 
 /**
@@ -97,13 +101,16 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
   // the others relay its requests to it, with no load-balancer affinity. Made once the shared client is
   // connected (the relay uses it and would otherwise connect it a second time).
   let relay: RedisSessionRelay | undefined;
+  // The input-required keys, unless REQUEST_STATE_KEY fixes one: read from Redis by every replica, so a
+  // rotation (deleting the key) reaches all of them (see the README). Made on the connected client.
+  let keys: RedisRequestStateKeys | undefined;
   const close = async () => {
     // The relay writes its last releases through the shared client: it closes first.
     await relay?.close();
-    await Promise.allSettled([bus.close(), tasks.close(), client.close()]);
+    await Promise.allSettled([bus.close(), tasks.close(), keys?.close(), client.close()]);
   };
   try {
-    const key = await withTimeout(
+    await withTimeout(
       (async () => {
         await client.connect();
         if (settings.sessions === true) {
@@ -115,17 +122,20 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
               log.warn('session relay', { code: error.code, error: safeMessage(error, redisUrl) }),
           });
         }
-        const shared = settings.requestStateKey ?? (await sharedRequestStateKey(client));
+        if (settings.requestStateKey === undefined) {
+          keys = redisRequestStateKeys({ client, key: REQUEST_STATE_REDIS_KEY });
+          // Made now, if missing, so that the fleet has one from its first request.
+          await keys.read();
+        }
         await bus.ready;
         await tasks.ready;
-        return shared;
       })(),
       timeoutMs,
       `Redis (REDIS_URL) did not answer within ${timeoutMs} ms`,
     );
     return {
       eventBus: bus,
-      requestState: { key },
+      requestState: keys === undefined ? { key: settings.requestStateKey as string } : { keys },
       notesStore: new RedisNotesStore(client as unknown as NotesRedisClient),
       healthChecks: [bus.healthCheck()],
       tasks: { store: tasks },
@@ -136,24 +146,6 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
     await close();
     throw new Error(safeMessage(error, redisUrl));
   }
-}
-
-/**
- * The input-required key shared by every replica when `REQUEST_STATE_KEY` is not set: the first replica
- * to start stores a random 32-byte key (`SET … NX`, so two starting at once cannot both win), and every
- * replica reads the one that won. It persists with the notes; deleting it rotates it (rounds in flight
- * then fail with -32602 and the client starts over).
- */
-export async function sharedRequestStateKey(client: {
-  set(key: string, value: string, options: { condition: 'NX' }): Promise<unknown>;
-  get(key: string): Promise<string | null | undefined>;
-}): Promise<string> {
-  await client.set(REQUEST_STATE_REDIS_KEY, randomBytes(32).toString('base64'), { condition: 'NX' });
-  const key = await client.get(REQUEST_STATE_REDIS_KEY);
-  if (typeof key !== 'string' || Buffer.byteLength(key) < 32) {
-    throw new Error(`the Redis key ${REQUEST_STATE_REDIS_KEY} does not hold a key of at least 32 bytes`);
-  }
-  return key;
 }
 
 /** An error's message with the URL (and its password) cut out, whatever the client put in it. */

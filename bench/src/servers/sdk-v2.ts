@@ -7,19 +7,11 @@ import {
   localhostOriginValidation,
   toNodeHandler,
 } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import * as z from 'zod/v4';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { benchPort, cannedHealth, serveControl } from './common.js';
+import { sdkV2Server } from './sdk-v2-server.js';
 
-const handler = createMcpHandler(() => {
-  const server = new McpServer({ name: 'bench-sdk-v2', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
-  return server;
-});
+const handler = createMcpHandler(sdkV2Server);
 const mcp = toNodeHandler(handler);
 const validateHost = localhostHostValidation();
 const validateOrigin = localhostOriginValidation();

@@ -14,7 +14,12 @@ export type ConfigErrorCode =
   | 'CONFIG_NOT_LOADED'
   | 'CONFIG_EXIT_RETURNED';
 
-/** The one error class of `@pier/config`. Its message never holds a secret's value. */
+/**
+ * The one error class of `@pier/config`. Its message never holds a secret's value. `@pier/config` imports
+ * no other Pier package (it is used alone in any CLI), so it does not extend core's `PierError`; it carries
+ * the same brand instead, so that `PierError.isInstance(error)` holds for it too. Its `issues` are
+ * structured ({@link ConfigIssue}: path, source, code, message).
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code: ConfigErrorCode;
@@ -25,5 +30,10 @@ export class ConfigError extends Error {
     super(issues.length === 0 ? message : `${message}\n${issues.map(formatIssue).join('\n')}`);
     this.code = code;
     this.issues = issues;
+  }
+
+  /** The brand core's `PierError.isInstance` looks for (one global symbol, shared by every Pier package). */
+  get [Symbol.for('@pier/core.PierError')](): true {
+    return true;
   }
 }

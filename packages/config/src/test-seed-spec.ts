@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ConfigSpec } from './spec.js';
 
-/** The seed's example configuration (issue 3), shared by the tests; the README shows the same spec. */
+/** The seed's example configuration (issue 3), shared by the tests; docs/samples/config/weather-config.ts shows the same spec. */
 export const seedSpec = {
   apiKey: {
     schema: z.string().min(1),

@@ -15,18 +15,6 @@ export type {
 // Marks a prompt argument as completable: `args: { city: completable(z.string(), (typed) => [...]) }`.
 export { completable } from '@modelcontextprotocol/server';
 export type {
-  AppCsp,
-  AppResourceMeta,
-  AppToolMeta,
-  AppToolVisibility,
-  ResourceMeta,
-  ToolMeta,
-} from './apps.js';
-export { APP_MIME_TYPE, APPS_EXTENSION_ID } from './apps.js';
-export type { CloseHook } from './close-hooks.js';
-export type { BinaryData, EmbeddedResourceContents } from './content.js';
-export { audioContent, embeddedResource, imageContent } from './content.js';
-export type {
   ClientCapability,
   ClientRequestOptions,
   ElicitationRequest,
@@ -38,26 +26,13 @@ export type {
   SamplingRequest,
   SamplingResult,
   ToolContext,
-} from './context.js';
-export type {
-  HttpAuthenticator,
-  HttpAuthOutcome,
-  HttpRefusal,
-  HttpRoute,
-  McpObserver,
-  MethodHandler,
-  ObservedClientRequest,
-  ObservedNotification,
-  ObservedOutcome,
-  ObservedRequest,
-  ObservedSession,
-  ObservedStream,
-  ObservedTaskStatus,
-  PierPlugin,
-  PluginContext,
-  ScopeChallenge,
-  ServerInfo,
-} from './contract.js';
+} from './context/types.js';
+export type { BinaryData, EmbeddedResourceContents } from './declaring/content.js';
+export { audioContent, embeddedResource, imageContent } from './declaring/content.js';
+export type { MemberDecorator, ServerClassDecorator } from './declaring/decorators.js';
+export { MCPServer, Prompt, Resource, Tool } from './declaring/decorators.js';
+export { definePrompt, defineResource, defineServer, defineTool } from './declaring/define.js';
+export type { Icon, Meta } from './declaring/meta.js';
 export type {
   CompleteVariable,
   FixedResourceOptions,
@@ -82,18 +57,54 @@ export type {
   ToolReturn,
   ToolTaskSupport,
   ZodShape,
-} from './declaration.js';
-export type { MemberDecorator, ServerClassDecorator } from './decorators.js';
-export { MCPServer, Prompt, Resource, Tool } from './decorators.js';
-export { definePrompt, defineResource, defineServer, defineTool } from './define.js';
+} from './declaring/model.js';
+export { jsonSchema } from './declaring/schema.js';
+export type { MCPServerOptions, ServerDeclaration } from './declaring/server-declaration.js';
 export type { Middleware, MiddlewareContext, MiddlewareMatch, Target } from './engine/middleware.js';
-export type { PierErrorCode, RefusalOptions } from './errors.js';
-export { MissingClientCapabilityError, PierError, RequestRefusedError } from './errors.js';
-export type { LifecycleListener, LifecycleState } from './lifecycle.js';
+export type { RequestStateKeySet, RequestStateKeys } from './engine/modern/request-state-keys.js';
+export type { PierErrorCode, PierErrorOptions, RefusalOptions } from './errors.js';
+export {
+  describeValue,
+  MissingClientCapabilityError,
+  OptionIssues,
+  PierError,
+  RequestRefusedError,
+} from './errors.js';
+export type {
+  AppCsp,
+  AppResourceMeta,
+  AppToolMeta,
+  AppToolVisibility,
+  ResourceMeta,
+  ToolMeta,
+} from './extensions/apps.js';
+export { APP_MIME_TYPE, APPS_EXTENSION_ID } from './extensions/apps.js';
+export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './extensions/skills.js';
+export type { TasksOptions } from './extensions/tasks.js';
+export { TASKS_EXTENSION_ID } from './extensions/tasks.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel, LogStream } from './logger.js';
 export { createLogger } from './logger.js';
-export type { Icon, Meta } from './meta.js';
-export { jsonSchema } from './schema.js';
+export type {
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRefusal,
+  HttpRequestHead,
+  HttpRoute,
+  McpObserver,
+  MethodHandler,
+  ObservedClientRequest,
+  ObservedNotification,
+  ObservedOutcome,
+  ObservedRequest,
+  ObservedSession,
+  ObservedStream,
+  ObservedTaskStatus,
+  PierPlugin,
+  PluginContext,
+  ScopeChallenge,
+  ServerInfo,
+} from './plugins/api.js';
+export type { CloseHook } from './server/close-hooks.js';
 export type {
   CloseOptions,
   CreateServerOptions,
@@ -101,12 +112,11 @@ export type {
   PierServer,
   RequestStateOptions,
   StreamableHttpListenOptions,
-  TransportListenOptions,
-} from './server.js';
-export { createServer } from './server.js';
-export type { MCPServerOptions, ServerDeclaration } from './server-declaration.js';
-export type { SkillCatalogChanges, SkillFiles, SkillSource, SkillsOption } from './skills.js';
-export type { StdioListenOptions } from './stdio.js';
+} from './server/create-server.js';
+export { createServer } from './server/create-server.js';
+export type { LifecycleListener, LifecycleState } from './server/lifecycle.js';
+export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './stores/kv-store.js';
+export { InMemoryKeyValueStore } from './stores/kv-store.js';
 export type {
   InMemoryTaskStoreOptions,
   StoredTask,
@@ -114,8 +124,7 @@ export type {
   TaskRecord,
   TaskStatus,
   TaskStore,
-} from './task-store.js';
-export { InMemoryTaskStore } from './task-store.js';
-export type { TasksOptions } from './tasks.js';
-export { TASKS_EXTENSION_ID } from './tasks.js';
-export type { BusEvent, EventBus, ListenResult, PierTransport } from './transport-contract.js';
+} from './stores/task-store.js';
+export { InMemoryTaskStore } from './stores/task-store.js';
+export type { BusEvent, EventBus, ListenResult, PierTransport } from './transports/host.js';
+export type { StdioListenOptions } from './transports/stdio.js';

@@ -48,8 +48,8 @@ export function isLogLevel(value: unknown): value is LogLevel {
  * Newlines inside a message or a field are escaped, so one event is always one line.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const env = options.env ?? process.env;
-  const stream = options.stream ?? process.stderr;
+  const env = options.env ?? runtimeProcess()?.env ?? {};
+  const stream = options.stream ?? defaultStream();
   let level = options.level;
   let badEnvLevel: string | undefined;
   if (level === undefined) {
@@ -131,4 +131,21 @@ function formatValue(value: unknown): string {
   } catch {
     return JSON.stringify(String(value));
   }
+}
+
+type RuntimeProcess = {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly stderr?: { write?: unknown };
+};
+
+/** `process` where the runtime has one (Node, Bun, Deno; Workers with `nodejs_compat`). */
+function runtimeProcess(): RuntimeProcess | undefined {
+  return (globalThis as { process?: RuntimeProcess }).process;
+}
+
+/** `process.stderr`, or the console's error stream where there is none (one line per call). */
+function defaultStream(): LogStream {
+  const stderr = runtimeProcess()?.stderr;
+  if (stderr !== undefined && typeof stderr.write === 'function') return stderr as LogStream;
+  return { write: (line: string) => console.error(line.endsWith('\n') ? line.slice(0, -1) : line) };
 }

@@ -17,15 +17,6 @@ export {
   localhostAllowedHostnames,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
-export type {
-  HttpAuthenticator,
-  HttpAuthOutcome,
-  HttpRefusal,
-  HttpRoute,
-  ObservedStream,
-  ScopeChallenge,
-  ServerInfo,
-} from './contract.js';
 export type { Inbound } from './engine/call.js';
 export type { Classification, ClassifyInput, Envelope, HeaderReader, Refusal } from './engine/classify.js';
 export { classifyEra } from './engine/classify.js';
@@ -33,14 +24,17 @@ export type { ConnectionOptions, MessageSink } from './engine/connection.js';
 export type { Answer } from './engine/engine.js';
 export type { Message, RequestId, ResponseMessage, RpcErrorBody } from './engine/wire.js';
 export { ErrorCode, echoId, LEGACY_VERSIONS, MODERN_VERSION } from './engine/wire.js';
-// Helpers every Pier package shares: a secret-free description of a bad value, Node's longest timer,
-// the message of anything thrown.
-export { describe as describeValue, MAX_TIMER_MS, messageOf } from './errors.js';
-export type { LifecycleListener, LifecycleState } from './lifecycle.js';
-export { Lifecycle } from './lifecycle.js';
 export type { Logger } from './logger.js';
-export type { ServedTransport, ServeTransportOptions } from './serve-transport.js';
-export { serveTransport } from './serve-transport.js';
+export type {
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRefusal,
+  HttpRequestHead,
+  HttpRoute,
+  ObservedStream,
+  ScopeChallenge,
+  ServerInfo,
+} from './plugins/api.js';
 export type {
   BusEvent,
   CloseReason,
@@ -52,4 +46,6 @@ export type {
   RunningTransport,
   TransportCloseOptions,
   TransportHost,
-} from './transport-contract.js';
+} from './transports/host.js';
+export type { ServedTransport, ServeTransportOptions } from './transports/serve.js';
+export { serveTransport } from './transports/serve.js';

@@ -38,16 +38,16 @@ describe('create-pier --yes', () => {
     expect(pkg.name).toBe('my-server');
     expect(Object.keys(pkg.dependencies)).toEqual(['@pier/config', '@pier/core', 'zod']);
     expect(Object.keys(pkg.devDependencies)).toEqual([
+      '@pier/cli',
       '@pier/testing',
       '@types/node',
-      'tsx',
       'typescript',
       'vite',
       'vitest',
     ]);
     expect(pkg.dependencies['@pier/core']).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(pkg.scripts).toEqual({
-      dev: 'tsx watch src/main.ts --api-key dev-only-key',
+      dev: 'pier dev src/main.ts -- --api-key dev-only-key',
       build: 'tsc -p tsconfig.build.json',
       start: 'tsc -p tsconfig.build.json && node dist/main.js --api-key dev-only-key',
       test: 'vitest run',

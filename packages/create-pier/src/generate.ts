@@ -120,7 +120,8 @@ function packageJson(answers: Answers, health: boolean): string {
     type: 'module',
     engines: { node: '>=20.19' },
     scripts: {
-      dev: 'tsx watch src/main.ts --api-key dev-only-key',
+      // pier dev reloads on change and keeps a connected client's connection (stdio or HTTP).
+      dev: 'pier dev src/main.ts -- --api-key dev-only-key',
       build: 'tsc -p tsconfig.build.json',
       start: 'tsc -p tsconfig.build.json && node dist/main.js --api-key dev-only-key',
       test: 'vitest run',
@@ -129,14 +130,14 @@ function packageJson(answers: Answers, health: boolean): string {
     },
     dependencies: sorted(dependencies),
     devDependencies: {
+      '@pier/cli': PIER_RANGE,
       '@pier/testing': PIER_RANGE,
       '@types/node': TOOL_VERSIONS['@types/node'],
-      tsx: TOOL_VERSIONS.tsx,
       typescript: TOOL_VERSIONS.typescript,
       vite: TOOL_VERSIONS.vite,
       vitest: TOOL_VERSIONS.vitest,
     },
-    // pnpm 10 runs no install scripts unless listed; esbuild (under tsx and vitest) checks its binary in one.
+    // pnpm 10 runs no install scripts unless listed; esbuild (under pier dev and vitest) checks its binary in one.
     ...(answers.packageManager === 'pnpm' ? { pnpm: { onlyBuiltDependencies: ['esbuild'] } } : {}),
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;

@@ -18,6 +18,5 @@ export const TOOL_VERSIONS = {
   // Named although vitest brings one: Vite 8 transforms TypeScript with oxc, which leaves standard
   // decorators in place, and Node 20 cannot parse them. Vite 7 lowers them with esbuild.
   vite: '^7.1.0',
-  tsx: '^4.23.15',
   '@types/node': '^20.19.0',
 } as const;

@@ -39,3 +39,22 @@ describe('AuthInfos', () => {
     expect(unsafeRawToken(infos.of('token-a', verified))).toBe('token-a');
   });
 });
+
+describe("a verifier's extra", () => {
+  it('joins ctx.auth.extra and cannot replace what the plugin puts there', () => {
+    const infos = new AuthInfos(
+      new URL('https://api.example.com/mcp'),
+      'https://api.example.com/.well-known/x',
+    );
+    const lookup = async () => 'from the verifier';
+    const auth = infos.of('token-c', {
+      ...verified,
+      extra: { lookup, principal: 'forged', subject: 'mallory' },
+    });
+    const details = authDetails(auth);
+    expect((auth.extra as Record<string, unknown>).lookup).toBe(lookup);
+    expect(details?.subject).toBe('alice');
+    expect(details?.principal).toBe(JSON.stringify(['https://as.example.com', 'alice', 'app']));
+    expect(Object.isFrozen(auth.extra)).toBe(true);
+  });
+});

@@ -44,6 +44,7 @@ export function toAuthInfo(
   resourceMetadataUrl: string,
 ): AuthInfo {
   const details: AuthDetails = Object.freeze({
+    ...verified.extra,
     subject: verified.subject,
     issuer: verified.issuer,
     claims: verified.claims,

@@ -1,6 +1,5 @@
 // RFC 6750 on the wire: reading the credentials of a request, and the answers that refuse one.
-import type { IncomingMessage } from 'node:http';
-import type { HttpRefusal } from '@pier/core';
+import type { HttpRefusal, HttpRequestHead } from '@pier/core';
 
 /** What the request presents. */
 export type Presented =
@@ -16,19 +15,20 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /**
  * Reads the bearer token from the `Authorization` header, the only method advertised. A token in the query
  * string (alone or beside the header) and a repeated `Authorization` header are 400 (RFC 6750 §2: one
- * method only); node keeps only the first of repeated headers, so they are counted in `rawHeaders`.
+ * method only). A repeated header reads as its values joined with a comma, a character no bearer token
+ * holds, so a comma is how it shows.
  */
-export function presented(req: IncomingMessage, maxTokenLength: number): Presented {
-  if (authorizationHeaders(req) > 1) {
+export function presented(request: HttpRequestHead, maxTokenLength: number): Presented {
+  const header = request.header('authorization');
+  if (header?.includes(',')) {
     return { kind: 'bad-request', description: 'More than one Authorization header' };
   }
-  if (queryHasToken(req.url ?? '')) {
+  if (queryHasToken(request.url)) {
     return {
       kind: 'bad-request',
       description: 'Access tokens are accepted in the Authorization header only',
     };
   }
-  const header = req.headers.authorization;
   if (header === undefined) return { kind: 'none' };
   if (header.length > maxTokenLength + 7)
     return { kind: 'unusable', description: 'The access token is too long' };
@@ -44,25 +44,13 @@ export function presented(req: IncomingMessage, maxTokenLength: number): Present
  * checked yet: what a verified-token cache is asked first, since a token it knows was checked when it was
  * verified. `undefined` when the request is not in that everyday form; {@link presented} decides then.
  */
-export function everydayToken(req: IncomingMessage, maxTokenLength: number): string | undefined {
-  const header = req.headers.authorization;
+export function everydayToken(request: HttpRequestHead, maxTokenLength: number): string | undefined {
+  const header = request.header('authorization');
   if (header === undefined || header.length > maxTokenLength + 7 || !header.startsWith('Bearer ')) {
     return undefined;
   }
-  if (authorizationHeaders(req) > 1 || queryHasToken(req.url ?? '')) return undefined;
+  if (header.includes(',') || queryHasToken(request.url)) return undefined;
   return header.slice(7);
-}
-
-/** `Authorization` headers received: node keeps only the first of repeated ones in `headers`. */
-function authorizationHeaders(req: IncomingMessage): number {
-  let count = 0;
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    // The length first: no lower-cased copy of every other header's name.
-    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
-  }
-  return count;
 }
 
 function queryHasToken(url: string): boolean {

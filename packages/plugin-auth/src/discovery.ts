@@ -30,7 +30,9 @@ export function metadataFetcher(issuer: string, timeoutMs: number, retryMs = 2_0
     let lastError: unknown;
     for (const url of metadataUrls(issuer)) {
       try {
-        const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+        // Never followed: a redirect answer is not ok, and so refused below. Not `redirect: 'error'`, which
+        // Cloudflare Workers' fetch does not implement.
+        const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
         if (!res.ok) {
           await res.body?.cancel();
           lastError = new Error(`${url} answered ${res.status}`);

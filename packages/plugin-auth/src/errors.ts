@@ -1,23 +1,17 @@
+import { PierError, type PierErrorOptions } from '@pier/core';
+
 /** Stable codes of {@link AuthPluginError}; branch on these, not on messages. */
 export type AuthPluginErrorCode = 'AUTH_OPTIONS_INVALID';
 
 /**
- * The one error class of `@pier/plugin-auth`. Thrown by `authPlugin()` and the verifier factories when
- * their options are invalid; `issues` lists every problem found, each naming the option.
+ * The one error class of `@pier/plugin-auth` (a `PierError`). Thrown by `authPlugin()` and the verifier
+ * factories when their options are invalid; `issues` lists every problem found, each naming the option.
  */
-export class AuthPluginError extends Error {
+export class AuthPluginError extends PierError<AuthPluginErrorCode> {
   override readonly name = 'AuthPluginError';
-  readonly code: AuthPluginErrorCode;
-  readonly issues: readonly string[];
 
-  constructor(code: AuthPluginErrorCode, where: string, issues: readonly string[]) {
-    const summary =
-      issues.length === 1
-        ? `${where}: ${issues[0]}`
-        : `${where}: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
-    super(summary);
-    this.code = code;
-    this.issues = Object.freeze([...issues]);
+  constructor(code: AuthPluginErrorCode, message: string, options?: PierErrorOptions) {
+    super(code, message, options);
   }
 }
 
@@ -46,31 +40,16 @@ export type RejectionReason =
  * when `reason` is `unavailable`. `message` goes to the log and, for 401, to `error_description`: never
  * put the token or anything from it there.
  */
-export class TokenRejectedError extends Error {
+export class TokenRejectedError extends PierError<'TOKEN_REJECTED'> {
   override readonly name = 'TokenRejectedError';
   readonly reason: RejectionReason;
 
-  constructor(reason: RejectionReason, message: string, options?: ErrorOptions) {
-    super(message, options);
+  constructor(reason: RejectionReason, message: string, options?: { readonly cause?: unknown }) {
+    super('TOKEN_REJECTED', message, options);
     this.reason = reason;
   }
 }
 
-/** Collects option problems, then throws them all at once. */
-export class Issues {
-  readonly #list: string[] = [];
-  add(issue: string): void {
-    this.#list.push(issue);
-  }
-  throwIfAny(where: string): void {
-    if (this.#list.length > 0) throw new AuthPluginError('AUTH_OPTIONS_INVALID', where, this.#list);
-  }
-}
-
-/** A value for an error message: its type and a short form, never a long or secret string. */
-export function shown(value: unknown): string {
-  if (typeof value === 'string')
-    return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  if (value === null || typeof value !== 'object') return String(value);
-  return Array.isArray(value) ? 'an array' : 'an object';
-}
+/** The error of every problem a set of options had (`issues.throwIfAny(optionsError)`). */
+export const optionsError = (message: string, issues: readonly string[]): AuthPluginError =>
+  new AuthPluginError('AUTH_OPTIONS_INVALID', message, { issues });

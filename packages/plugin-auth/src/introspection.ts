@@ -1,7 +1,8 @@
 // RFC 7662 token introspection, for opaque tokens, with a short bounded cache.
 import { createHash } from 'node:crypto';
+import { describeValue, OptionIssues } from '@pier/core';
 import { metadataFetcher } from './discovery.js';
-import { Issues, shown, TokenRejectedError } from './errors.js';
+import { optionsError, TokenRejectedError } from './errors.js';
 import { issuerProblem, sameResource } from './urls.js';
 import { scopesOf, type TokenVerifier, type VerifiedToken } from './verifier.js';
 
@@ -30,25 +31,25 @@ export interface IntrospectionOptions {
  * that time.
  */
 export function introspection(options: IntrospectionOptions): TokenVerifier {
-  const issues = new Issues();
+  const issues = new OptionIssues('introspection()');
   if (typeof options?.clientId !== 'string' || options.clientId === '')
     issues.add('clientId must be a non-empty string');
   if (typeof options?.clientSecret !== 'string' || options.clientSecret === '') {
     issues.add('clientSecret must be a non-empty string');
   }
   if (options?.endpoint !== undefined && issuerProblem(options.endpoint) !== undefined) {
-    issues.add(`endpoint must be an https URL (http for loopback) (got ${shown(options.endpoint)})`);
+    issues.add(`endpoint must be an https URL (http for loopback) (got ${describeValue(options.endpoint)})`);
   }
   const ttl = options?.cacheTtlSeconds ?? 30;
   if (!Number.isInteger(ttl) || ttl < 0 || ttl > 60)
-    issues.add(`cacheTtlSeconds must be an integer from 0 to 60 (got ${shown(ttl)})`);
+    issues.add(`cacheTtlSeconds must be an integer from 0 to 60 (got ${describeValue(ttl)})`);
   const maxEntries = options?.maxCacheEntries ?? 10_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 1)
-    issues.add(`maxCacheEntries must be a positive integer (got ${shown(maxEntries)})`);
+    issues.add(`maxCacheEntries must be a positive integer (got ${describeValue(maxEntries)})`);
   const timeoutMs = options?.timeoutMs ?? 5_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
-    issues.add(`timeoutMs must be a positive integer (got ${shown(timeoutMs)})`);
-  issues.throwIfAny('introspection()');
+    issues.add(`timeoutMs must be a positive integer (got ${describeValue(timeoutMs)})`);
+  issues.throwIfAny(optionsError);
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
 
   return {
@@ -75,7 +76,8 @@ export function introspection(options: IntrospectionOptions): TokenVerifier {
             },
             body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
             signal: AbortSignal.timeout(timeoutMs),
-            redirect: 'error',
+            // Never followed (a redirect is not ok, refused below); not 'error', which Workers lack.
+            redirect: 'manual',
           });
         } catch (error) {
           if (error instanceof TokenRejectedError) throw error;

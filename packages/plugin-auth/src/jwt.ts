@@ -1,4 +1,5 @@
 // JWT access tokens (RFC 9068) checked against the issuer's published keys, with jose.
+import { describeValue, OptionIssues } from '@pier/core';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -6,10 +7,11 @@ import {
   errors,
   type JWTHeaderParameters,
   type JWTPayload,
+  type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
 import { metadataFetcher } from './discovery.js';
-import { Issues, shown, TokenRejectedError } from './errors.js';
+import { optionsError, TokenRejectedError } from './errors.js';
 import { issuerProblem, sameResource } from './urls.js';
 import { scopesOf, type TokenVerifier, type VerifiedToken } from './verifier.js';
 
@@ -28,6 +30,14 @@ export interface JwtOptions {
   readonly strictAudience?: boolean;
   /** The key set's URL, skipping discovery. Only with a single authorization server. */
   readonly jwksUri?: string;
+  /**
+   * The keys themselves, instead of a key set fetched over HTTP: a function jose calls with each token's
+   * protected header, resolving the public key for its `kid` (or throwing jose's `JWKSNoMatchingKey`).
+   * For an authorization server running in the same process, such as `@pier/oauth-proxy`. It should
+   * resolve the same key object for the same `kid`: the verified-token cache checks that. Only with a
+   * single authorization server, and not with `jwksUri`.
+   */
+  readonly keys?: JWTVerifyGetKey;
   /** An unknown `kid` refetches the key set at most once per this many milliseconds. Default 30000. */
   readonly cooldownMs?: number;
   /** How long a key set is used before it is fetched again, in milliseconds. Default 600000. */
@@ -52,48 +62,57 @@ const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
  * (a DPoP- or certificate-bound token is not a bearer token).
  */
 export function jwt(options: JwtOptions = {}): TokenVerifier {
-  const issues = new Issues();
+  const issues = new OptionIssues('jwt()');
   const algorithms = options.algorithms ?? ASYMMETRIC;
   if (
     !Array.isArray(algorithms) ||
     algorithms.length === 0 ||
     !algorithms.every((a) => ASYMMETRIC.includes(a))
   ) {
-    issues.add(`algorithms must be a non-empty list of ${ASYMMETRIC.join(', ')} (got ${shown(algorithms)})`);
+    issues.add(
+      `algorithms must be a non-empty list of ${ASYMMETRIC.join(', ')} (got ${describeValue(algorithms)})`,
+    );
   }
   const tolerance = options.clockToleranceSeconds ?? 5;
   if (!Number.isInteger(tolerance) || tolerance < 0 || tolerance > 60) {
-    issues.add(`clockToleranceSeconds must be an integer from 0 to 60 (got ${shown(tolerance)})`);
+    issues.add(`clockToleranceSeconds must be an integer from 0 to 60 (got ${describeValue(tolerance)})`);
   }
   const cacheTokens = options.cacheTokens ?? 1000;
   if (!Number.isInteger(cacheTokens) || cacheTokens < 0) {
-    issues.add(`cacheTokens must be an integer ≥ 0 (got ${shown(cacheTokens)})`);
+    issues.add(`cacheTokens must be an integer ≥ 0 (got ${describeValue(cacheTokens)})`);
   }
   for (const key of ['cooldownMs', 'cacheMaxAgeMs', 'timeoutMs'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-      issues.add(`${key} must be a positive integer (got ${shown(value)})`);
+      issues.add(`${key} must be a positive integer (got ${describeValue(value)})`);
     }
   }
   if (options.jwksUri !== undefined && issuerProblem(options.jwksUri) !== undefined) {
-    issues.add(`jwksUri must be an https URL (http for loopback) (got ${shown(options.jwksUri)})`);
+    issues.add(`jwksUri must be an https URL (http for loopback) (got ${describeValue(options.jwksUri)})`);
   }
-  issues.throwIfAny('jwt()');
+  if (options.keys !== undefined && typeof options.keys !== 'function') {
+    issues.add(`keys must be a function (protectedHeader) => key (got ${describeValue(options.keys)})`);
+  }
+  if (options.keys !== undefined && options.jwksUri !== undefined)
+    issues.add('give keys or jwksUri, not both');
+  issues.throwIfAny(optionsError);
   const timeoutMs = options.timeoutMs ?? 5_000;
 
   return {
     kind: 'jwt',
     create(settings) {
-      if (options.jwksUri !== undefined && settings.authorizationServers.length !== 1) {
-        const issues = new Issues();
-        issues.add('jwksUri can be given only with a single authorization server');
-        issues.throwIfAny('jwt()');
+      const own = options.jwksUri !== undefined ? 'jwksUri' : options.keys !== undefined ? 'keys' : undefined;
+      if (own !== undefined && settings.authorizationServers.length !== 1) {
+        const issues = new OptionIssues('jwt()');
+        issues.add(`${own} can be given only with a single authorization server`);
+        issues.throwIfAny(optionsError);
       }
+      const localKeys = options.keys;
       const keySets = new Map(
         settings.authorizationServers.map((issuer) => {
           const metadata = metadataFetcher(issuer, timeoutMs);
-          let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-          const keySet = async () => {
+          let keys: KeySet | undefined = localKeys;
+          const keySet = async (): Promise<KeySet> => {
             if (keys !== undefined) return keys;
             const uri = options.jwksUri ?? (await metadata()).jwks_uri;
             if (uri === undefined || issuerProblem(uri) !== undefined) {
@@ -203,6 +222,8 @@ export function jwt(options: JwtOptions = {}): TokenVerifier {
           return result;
         },
         async probe(signal) {
+          // Keys held in this process are always within reach.
+          if (localKeys !== undefined) return;
           for (const [issuer, source] of keySets) {
             const uri = await source.uri();
             if (uri === undefined) throw new Error(`the metadata of ${issuer} has no jwks_uri`);
@@ -224,11 +245,14 @@ function keyOf(token: string): string {
   return token.length <= KEY_CHARS ? token : token.slice(-KEY_CHARS);
 }
 
+/** A remote key set (with its `fresh` flag), or the keys of an authorization server in this process. */
+type KeySet = JWTVerifyGetKey & { readonly fresh?: boolean };
+
 interface CachedToken {
   /** The whole token: a token that only ends the same is another token. */
   readonly token: string;
   readonly result: VerifiedToken;
-  readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  readonly keys: KeySet;
   readonly header: JWTHeaderParameters;
   readonly key: unknown;
   readonly until: number;

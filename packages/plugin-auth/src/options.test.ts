@@ -75,6 +75,12 @@ describe('authPlugin options', () => {
         verifier: jwt({ jwksUri: 'https://as.example.com/jwks' }),
       }),
     ).toThrow(/jwksUri can be given only with a single authorization server/);
+    expect(failure(() => jwt({ keys: 'not a function' as never })).message).toMatch(
+      /keys must be a function/,
+    );
+    expect(
+      failure(() => jwt({ keys: async () => ({}) as never, jwksUri: 'https://as.example.com/k' })).message,
+    ).toMatch(/give keys or jwksUri, not both/);
   });
 });
 

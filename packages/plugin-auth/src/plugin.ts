@@ -1,9 +1,16 @@
 // authPlugin(): protected resource metadata routes, and the authenticator of the MCP endpoint.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, HttpAuthenticator, HttpAuthOutcome, Logger, PierPlugin } from '@pier/core';
+import type {
+  AuthInfo,
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  HttpRequestHead,
+  Logger,
+  PierPlugin,
+} from '@pier/core';
+import { describeValue, OptionIssues } from '@pier/core';
 import { AuthInfos, authDetails } from './auth-info.js';
 import { bearerChallenge, everydayToken, presented, refusal } from './challenge.js';
-import { Issues, type RejectionReason, shown, TokenRejectedError } from './errors.js';
+import { optionsError, type RejectionReason, TokenRejectedError } from './errors.js';
 import { jwt } from './jwt.js';
 import { checkImplies, checkScopes, ScopePolicy } from './scopes.js';
 import { canonicalUrl, issuerProblem, metadataUrlOf, resourceProblem } from './urls.js';
@@ -184,16 +191,16 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
   };
 
   const authenticator: HttpAuthenticator = {
-    authenticate(req: IncomingMessage): HttpAuthOutcome | Promise<HttpAuthOutcome> {
+    authenticate(request: HttpRequestHead): HttpAuthOutcome | Promise<HttpAuthOutcome> {
       // A token verified a moment ago, its key set unchanged: answered without waiting on anything, and
       // without checking its syntax again (it passed when it was verified).
-      const everyday = verifier.cached && everydayToken(req, settings.maxTokenLength);
+      const everyday = verifier.cached && everydayToken(request, settings.maxTokenLength);
       const known = everyday ? verifier.cached?.(everyday) : undefined;
       if (known !== undefined) {
         const authInfo = authInfos.of(everyday as string, known);
         return scopeRefusal(authInfo) ?? { authInfo };
       }
-      const credentials = presented(req, settings.maxTokenLength);
+      const credentials = presented(request, settings.maxTokenLength);
       if (credentials.kind === 'token' && credentials.token !== everyday) {
         const cached = verifier.cached?.(credentials.token);
         if (cached !== undefined) {
@@ -227,23 +234,22 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
       resource_documentation: options.resourceDocumentation,
     }),
   });
-  const serveMetadata = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(document),
-      'cache-control': `public, max-age=${settings.metadataMaxAgeSeconds}`,
-      'access-control-allow-origin': '*',
-    });
-    res.end(document);
+  const metadataHeaders = {
+    'content-type': 'application/json',
+    'cache-control': `public, max-age=${settings.metadataMaxAgeSeconds}`,
+    'access-control-allow-origin': '*',
   };
-  const preflight = (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(204, {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-      'access-control-max-age': '86400',
+  const serveMetadata = (request: Request) =>
+    new Response(request.method === 'HEAD' ? null : document, { headers: metadataHeaders });
+  const preflight = () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        'access-control-allow-origin': '*',
+        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        'access-control-max-age': '86400',
+      },
     });
-    res.end();
-  };
   const paths = [new URL(metadataUrl).pathname];
   if (settings.rootMetadata && !paths.includes('/.well-known/oauth-protected-resource')) {
     paths.push('/.well-known/oauth-protected-resource');
@@ -267,7 +273,11 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         ctx.addRoute({ method: 'OPTIONS', path, handler: preflight });
       }
       ctx.setAuthenticator(authenticator);
-      if (settings.visibility === 'hide') ctx.use(LIST_METHODS, hideUnusable(authenticator as Required<Pick<HttpAuthenticator, 'scopeChallenge'>>));
+      if (settings.visibility === 'hide')
+        ctx.use(
+          LIST_METHODS,
+          hideUnusable(authenticator as Required<Pick<HttpAuthenticator, 'scopeChallenge'>>),
+        );
     },
   };
 }
@@ -288,20 +298,24 @@ interface Settings {
 }
 
 function validate(options: AuthPluginOptions): Settings {
-  const issues = new Issues();
+  const issues = new OptionIssues('authPlugin()');
   if (typeof options !== 'object' || options === null) {
     issues.add('expects an options object { resource, authorizationServers }');
-    issues.throwIfAny('authPlugin()');
+    issues.throwIfAny(optionsError);
   }
   const resourceIssue = resourceProblem(options.resource);
-  if (resourceIssue !== undefined) issues.add(`resource ${resourceIssue} (got ${shown(options.resource)})`);
+  if (resourceIssue !== undefined)
+    issues.add(`resource ${resourceIssue} (got ${describeValue(options.resource)})`);
   const servers = options.authorizationServers;
   if (!Array.isArray(servers) || servers.length === 0) {
-    issues.add(`authorizationServers must be a non-empty array of issuer URLs (got ${shown(servers)})`);
+    issues.add(
+      `authorizationServers must be a non-empty array of issuer URLs (got ${describeValue(servers)})`,
+    );
   } else {
     servers.forEach((server, i) => {
       const problem = issuerProblem(server);
-      if (problem !== undefined) issues.add(`authorizationServers[${i}] ${problem} (got ${shown(server)})`);
+      if (problem !== undefined)
+        issues.add(`authorizationServers[${i}] ${problem} (got ${describeValue(server)})`);
     });
   }
   const verifier = options.verifier ?? jwt();
@@ -314,27 +328,29 @@ function validate(options: AuthPluginOptions): Settings {
   const implies = checkImplies(issues, options.implies);
   const maxAge = options.metadataMaxAgeSeconds ?? 3600;
   if (!Number.isInteger(maxAge) || maxAge < 0)
-    issues.add(`metadataMaxAgeSeconds must be an integer ≥ 0 (got ${shown(maxAge)})`);
+    issues.add(`metadataMaxAgeSeconds must be an integer ≥ 0 (got ${describeValue(maxAge)})`);
   const maxTokenLength = options.maxTokenLength ?? 8192;
   if (!Number.isInteger(maxTokenLength) || maxTokenLength < 16) {
-    issues.add(`maxTokenLength must be an integer ≥ 16 (got ${shown(maxTokenLength)})`);
+    issues.add(`maxTokenLength must be an integer ≥ 16 (got ${describeValue(maxTokenLength)})`);
   }
   if (options.visibility !== undefined && options.visibility !== 'all' && options.visibility !== 'hide') {
-    issues.add(`visibility must be 'all' or 'hide' (got ${shown(options.visibility)})`);
+    issues.add(`visibility must be 'all' or 'hide' (got ${describeValue(options.visibility)})`);
   }
   if (options.rootMetadata !== undefined && typeof options.rootMetadata !== 'boolean') {
-    issues.add(`rootMetadata must be a boolean (got ${shown(options.rootMetadata)})`);
+    issues.add(`rootMetadata must be a boolean (got ${describeValue(options.rootMetadata)})`);
   }
   if (options.resourceName !== undefined && typeof options.resourceName !== 'string') {
-    issues.add(`resourceName must be a string (got ${shown(options.resourceName)})`);
+    issues.add(`resourceName must be a string (got ${describeValue(options.resourceName)})`);
   }
   if (
     options.resourceDocumentation !== undefined &&
     canonicalUrl(String(options.resourceDocumentation)) === undefined
   ) {
-    issues.add(`resourceDocumentation must be an http(s) URL (got ${shown(options.resourceDocumentation)})`);
+    issues.add(
+      `resourceDocumentation must be an http(s) URL (got ${describeValue(options.resourceDocumentation)})`,
+    );
   }
-  issues.throwIfAny('authPlugin()');
+  issues.throwIfAny(optionsError);
   const resource = canonicalUrl(options.resource) as string;
   return {
     resource,

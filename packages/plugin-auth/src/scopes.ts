@@ -1,5 +1,5 @@
 // The scope hierarchy (2026-07-28: a MUST) and the scopes a challenge asks for.
-import { type Issues, shown } from './errors.js';
+import { describeValue, type OptionIssues } from '@pier/core';
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 /** Never advertised nor asked for by a resource server (2026-07-28), nor identity scopes of OpenID Connect. */
@@ -58,7 +58,7 @@ export class ScopePolicy {
 
 /** Checks a list of scopes; `offline_access` is refused where the resource advertises or asks. */
 export function checkScopes(
-  issues: Issues,
+  issues: OptionIssues,
   name: string,
   value: unknown,
   allowEmpty = true,
@@ -68,7 +68,9 @@ export function checkScopes(
     !Array.isArray(value) ||
     !value.every((scope) => typeof scope === 'string' && SCOPE_TOKEN.test(scope))
   ) {
-    issues.add(`${name} must be an array of OAuth scopes such as ["notes:read"] (got ${shown(value)})`);
+    issues.add(
+      `${name} must be an array of OAuth scopes such as ["notes:read"] (got ${describeValue(value)})`,
+    );
     return undefined;
   }
   if (!allowEmpty && value.length === 0) issues.add(`${name} must not be empty`);
@@ -78,10 +80,15 @@ export function checkScopes(
 }
 
 /** Checks `implies`: an object of scope → scopes. */
-export function checkImplies(issues: Issues, value: unknown): Readonly<Record<string, readonly string[]>> {
+export function checkImplies(
+  issues: OptionIssues,
+  value: unknown,
+): Readonly<Record<string, readonly string[]>> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    issues.add(`implies must be an object such as { "notes:admin": ["notes:write"] } (got ${shown(value)})`);
+    issues.add(
+      `implies must be an object such as { "notes:admin": ["notes:write"] } (got ${describeValue(value)})`,
+    );
     return {};
   }
   const result: Record<string, readonly string[]> = {};

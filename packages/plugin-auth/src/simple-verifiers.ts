@@ -1,6 +1,7 @@
 // Verifiers for development and for everything else: fixed tokens, and your own function.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Issues, shown, TokenRejectedError } from './errors.js';
+import { describeValue, OptionIssues } from '@pier/core';
+import { optionsError, TokenRejectedError } from './errors.js';
 import type { TokenVerifier, VerifiedToken } from './verifier.js';
 
 /** One token of {@link staticTokens}. */
@@ -18,7 +19,7 @@ export interface StaticToken {
  * users: there is no expiry, rotation or revocation but a restart.
  */
 export function staticTokens(tokens: readonly StaticToken[]): TokenVerifier {
-  const issues = new Issues();
+  const issues = new OptionIssues('staticTokens()');
   if (!Array.isArray(tokens) || tokens.length === 0)
     issues.add('expects a non-empty array of { token, clientId, scopes? }');
   const entries = (Array.isArray(tokens) ? tokens : []).map((entry, i) => {
@@ -26,7 +27,7 @@ export function staticTokens(tokens: readonly StaticToken[]): TokenVerifier {
       issues.add(`[${i}].token must be at least 16 printable characters without spaces`);
     }
     if (typeof entry?.clientId !== 'string' || entry.clientId === '') {
-      issues.add(`[${i}].clientId must be a non-empty string (got ${shown(entry?.clientId)})`);
+      issues.add(`[${i}].clientId must be a non-empty string (got ${describeValue(entry?.clientId)})`);
     }
     if (
       entry?.scopes !== undefined &&
@@ -47,7 +48,7 @@ export function staticTokens(tokens: readonly StaticToken[]): TokenVerifier {
       }) as VerifiedToken,
     };
   });
-  issues.throwIfAny('staticTokens()');
+  issues.throwIfAny(optionsError);
   return {
     kind: 'static',
     create() {
@@ -77,9 +78,9 @@ export function custom(
   verify: (token: string) => VerifiedToken | undefined | Promise<VerifiedToken | undefined>,
 ): TokenVerifier {
   if (typeof verify !== 'function') {
-    const issues = new Issues();
-    issues.add(`expects a function (token) => VerifiedToken | undefined (got ${shown(verify)})`);
-    issues.throwIfAny('custom()');
+    const issues = new OptionIssues('custom()');
+    issues.add(`expects a function (token) => VerifiedToken | undefined (got ${describeValue(verify)})`);
+    issues.throwIfAny(optionsError);
   }
   return {
     kind: 'custom',

@@ -3,6 +3,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  completable,
   createServer,
   definePrompt,
   defineResource,
@@ -15,6 +16,7 @@ import {
 import { httpTransport } from '@pier/transport-http';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
+import { z } from 'zod';
 import { authDetails, unsafeRawToken } from './auth-info.js';
 import { type AuthPluginOptions, authPlugin } from './plugin.js';
 
@@ -273,6 +275,7 @@ export function notesDeclaration(plugins: readonly PierPlugin[]) {
         uriTemplate: 'drafts://{id}',
         scopes: ['notes:write'],
         list: () => ['drafts://1'],
+        complete: { id: () => (calls.push('complete drafts'), ['1']) },
         handler: (uri) => (calls.push(uri.href), 'draft'),
       }),
     ],
@@ -280,6 +283,9 @@ export function notesDeclaration(plugins: readonly PierPlugin[]) {
       definePrompt({
         name: 'summarize',
         scopes: ['notes:read'],
+        args: {
+          tag: completable(z.string(), () => (calls.push('complete summarize'), ['work'])).optional(),
+        },
         handler: () => (calls.push('summarize'), 'sum'),
       }),
     ],

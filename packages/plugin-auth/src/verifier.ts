@@ -15,6 +15,12 @@ export interface VerifiedToken {
   readonly expiresAt?: number;
   /** Every claim of the token (or of the introspection answer). */
   readonly claims: Readonly<Record<string, unknown>>;
+  /**
+   * More for handlers, added to `ctx.auth.extra` beside `subject`, `issuer`, `claims` and `principal`
+   * (which it cannot replace): what a verifier knows of the caller beyond the token's claims, such as an
+   * accessor for a credential kept server-side. Never put a secret's value here as a plain string.
+   */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** What a verifier is told by the plugin it serves. */

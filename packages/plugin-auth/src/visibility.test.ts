@@ -17,7 +17,7 @@ import {
   startAuthServer,
   startPier,
 } from './test-as.js';
-import { ask, LEGACY, modern } from './test-http.js';
+import { ask, initialize, LEGACY, modern } from './test-http.js';
 
 let as: AuthServer;
 const rigs: Rig[] = [];
@@ -179,3 +179,101 @@ describe("visibility: 'hide'", () => {
     ).toThrow(/visibility must be 'all' or 'hide'/);
   });
 });
+
+describe("completions and a template's listed entries need the template's (or prompt's) scopes", () => {
+  /** `completion/complete` over raw HTTP in `era` with `token`. */
+  const complete = (
+    url: string,
+    token: string,
+    era: '2026' | '2025',
+    ref: Record<string, unknown>,
+    name: string,
+  ) => {
+    const params = { ref, argument: { name, value: '' } };
+    const request =
+      era === '2026'
+        ? modern('completion/complete', params)
+        : {
+            headers: LEGACY,
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'completion/complete', params }),
+          };
+    return ask(url, {
+      headers: { ...request.headers, authorization: `Bearer ${token}` },
+      body: request.body,
+    });
+  };
+  const DRAFTS = { type: 'ref/resource', uri: 'drafts://{id}' };
+  const SUMMARIZE = { type: 'ref/prompt', name: 'summarize' };
+  const values = (answer: { json: unknown }) =>
+    (answer.json as { result?: { completion?: { values?: string[] } } }).result?.completion?.values;
+
+  describe.each(['all', 'hide'] as const)('visibility: %s', (visibility) => {
+    it.each(['2026', '2025'] as const)(
+      '%s: a caller without them gets 403 insufficient_scope and no values, and a list without the entries',
+      async (era) => {
+        const r = await rig(visibility);
+        const reader = await clientToken(as, CLIENTS.reader, r.resource);
+        const writer = await clientToken(as, CLIENTS.writer, r.resource);
+        const other = await mint(as, r.resource, { payload: { scope: 'other' } });
+        calls.length = 0;
+        const refused = await complete(r.url, reader, era, DRAFTS, 'id');
+        expect(refused.status).toBe(403);
+        expect(String(refused.headers['www-authenticate'])).toMatch(
+          /error="insufficient_scope".*scope="notes:write notes:read"/,
+        );
+        expect(refused.text).not.toContain('"1"');
+        const prompt = await complete(r.url, other, era, SUMMARIZE, 'tag');
+        expect(prompt.status).toBe(403);
+        expect(String(prompt.headers['www-authenticate'])).toContain('scope="notes:read"');
+        // No completer ran for a refused caller.
+        expect(calls).toEqual([]);
+        expect((await rawLists(r.url, reader, era)).resources).toEqual(['notes://all']);
+        // Negative control: who may read completes and lists.
+        expect(values(await complete(r.url, writer, era, DRAFTS, 'id'))).toEqual(['1']);
+        expect(values(await complete(r.url, reader, era, SUMMARIZE, 'tag'))).toEqual(['work']);
+        expect(calls).toEqual(['complete drafts', 'complete summarize']);
+        expect((await rawLists(r.url, writer, era)).resources).toEqual(['drafts://1', 'notes://all']);
+      },
+    );
+  });
+
+  it('on a 2025 session too, and with the hierarchy (notes:admin implies notes:write)', async () => {
+    const r = await startPier(
+      () => ({
+        authorizationServers: [as.issuer],
+        scopesSupported: ['notes:read', 'notes:write'],
+        implies: { 'notes:admin': ['notes:write', 'notes:read'] },
+      }),
+      { sessions: true },
+    );
+    rigs.push(r);
+    const session = async (token: string) => {
+      const auth = { authorization: `Bearer ${token}` };
+      const opened = await ask(r.url, { headers: { ...LEGACY, ...auth }, body: initialize() });
+      const id = String(opened.headers['mcp-session-id']);
+      const headers = { ...LEGACY, ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+      await ask(r.url, {
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      });
+      return (method: string, params: Record<string, unknown>) =>
+        ask(r.url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method, params }) });
+    };
+    const asReader = await session(await clientToken(as, CLIENTS.reader, r.resource));
+    const params = { ref: DRAFTS, argument: { name: 'id', value: '' } };
+    expect((await asReader('completion/complete', params)).status).toBe(403);
+    const listed = await asReader('resources/list', {});
+    expect(listed.text).not.toContain('drafts://1');
+    expect(listed.text).toContain('notes://all');
+    const asAdmin = await session(await clientToken(as, CLIENTS.admin, r.resource));
+    expect(values(sse(await asAdmin('completion/complete', params)))).toEqual(['1']);
+    expect((await asAdmin('resources/list', {})).text).toContain('drafts://1');
+  });
+});
+
+/** A 2025 session answers on an SSE stream: its JSON-RPC message. */
+function sse(answer: { text: string; json: unknown }): { json: unknown } {
+  if (answer.json !== undefined) return answer;
+  const data = answer.text.match(/^data: (.*)$/m)?.[1];
+  return { json: data === undefined ? undefined : JSON.parse(data) };
+}

@@ -27,7 +27,11 @@ export function hideUnusable(authenticator: Required<Pick<HttpAuthenticator, 'sc
     const items = Array.isArray(result[key]) ? (result[key] as Record<string, unknown>[]) : [];
     const kept = items.filter((item) => {
       const scopes = request.declarationOf(item)?.declaration.scopes;
-      return scopes === undefined || scopes.length === 0 || authenticator.scopeChallenge(scopes, auth) === undefined;
+      return (
+        scopes === undefined ||
+        scopes.length === 0 ||
+        authenticator.scopeChallenge(scopes, auth) === undefined
+      );
     });
     // A list that depends on who asks must never be shared by caches (2026-07-28 `cacheScope`); the 2025
     // revisions have no such field.

@@ -20,17 +20,17 @@ describe('invalid check definitions are rejected by healthPlugin(), naming the c
     [
       'missing name',
       [{ critical: true, check: ok }],
-      'checks[0]: "name" must be a non-empty string (got undefined)',
+      'checks[0]: "name" must be a non-empty string (got nothing)',
     ],
     [
       'empty name',
       [{ name: '', critical: true, check: ok }],
-      'checks[0]: "name" must be a non-empty string (got an empty string)',
+      'checks[0]: "name" must be a non-empty string (got "")',
     ],
     [
       'blank name',
       [{ name: '  ', critical: true, check: ok }],
-      'checks[0]: "name" must be a non-empty string (got a blank string)',
+      'checks[0]: "name" must be a non-empty string (got "  ")',
     ],
     [
       'name not a string',
@@ -48,22 +48,22 @@ describe('invalid check definitions are rejected by healthPlugin(), naming the c
     [
       'critical missing',
       [{ name: 'db', check: ok }],
-      'check "db" (checks[0]): "critical" must be a boolean (got undefined)',
+      'check "db" (checks[0]): "critical" must be a boolean (got nothing)',
     ],
     [
       'critical a string',
       [{ name: 'db', critical: 'true', check: ok }],
-      'check "db" (checks[0]): "critical" must be a boolean (got a string)',
+      'check "db" (checks[0]): "critical" must be a boolean (got "true")',
     ],
     [
       'critical a number',
       [{ name: 'db', critical: 1, check: ok }],
-      'check "db" (checks[0]): "critical" must be a boolean (got a number)',
+      'check "db" (checks[0]): "critical" must be a boolean (got 1)',
     ],
     [
       'check missing',
       [{ name: 'db', critical: true }],
-      'check "db" (checks[0]): "check" must be a function (got undefined)',
+      'check "db" (checks[0]): "check" must be a function (got nothing)',
     ],
     [
       'check a promise',
@@ -78,7 +78,7 @@ describe('invalid check definitions are rejected by healthPlugin(), naming the c
     [
       'timeoutMs a string',
       [{ name: 'db', critical: true, check: ok, timeoutMs: '100' }],
-      'check "db" (checks[0]): "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got a string)',
+      'check "db" (checks[0]): "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got "100")',
     ],
     [
       'a misspelt property',
@@ -104,8 +104,8 @@ describe('invalid check definitions are rejected by healthPlugin(), naming the c
     expect(error.message).toBe(
       [
         'healthPlugin: 2 problems:',
-        '  - check "db" (checks[0]): "critical" must be a boolean (got a string)',
-        '  - check "cache" (checks[1]): "check" must be a function (got a string)',
+        '  - check "db" (checks[0]): "critical" must be a boolean (got "yes")',
+        '  - check "cache" (checks[1]): "check" must be a function (got "ping")',
       ].join('\n'),
     );
   });
@@ -113,8 +113,8 @@ describe('invalid check definitions are rejected by healthPlugin(), naming the c
 
 describe('invalid plugin options are rejected too', () => {
   it.each<[title: string, options: unknown, issue: string]>([
-    ['no options', undefined, 'options must be an object with a "checks" array (got undefined)'],
-    ['checks missing', {}, 'option "checks" must be an array of check definitions (got undefined)'],
+    ['no options', undefined, 'options must be an object with a "checks" array (got nothing)'],
+    ['checks missing', {}, 'option "checks" must be an array of check definitions (got nothing)'],
     [
       'checks not an array',
       { checks: { db: ok } },
@@ -133,12 +133,12 @@ describe('invalid plugin options are rejected too', () => {
     [
       'exposeDetails a string',
       { checks: [], exposeDetails: 'no' },
-      'option "exposeDetails" must be a boolean (got a string)',
+      'option "exposeDetails" must be a boolean (got "no")',
     ],
     [
       'readyWhen not a promise',
       { checks: [], readyWhen: true },
-      'option "readyWhen" must be a promise (got a boolean)',
+      'option "readyWhen" must be a promise (got true)',
     ],
     ['an unknown option', { checks: [], cacheTTL: 5 }, 'unknown option "cacheTTL"'],
     [

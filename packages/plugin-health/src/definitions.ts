@@ -1,6 +1,6 @@
 // The public shapes of the plugin's options and their validation, done once when healthPlugin() is called.
-import { MAX_TIMER_MS } from '@pier/core/transport';
-import { HealthPluginError } from './errors.js';
+import { describeValue, OptionIssues } from '@pier/core';
+import { optionsError } from './errors.js';
 
 /** The status of one check, and of the server as a whole. */
 export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';
@@ -90,40 +90,39 @@ const PATH_KEYS = new Set(['health', 'live', 'ready']);
  * @throws {HealthPluginError} `HEALTH_OPTIONS_INVALID`, listing every problem, each naming its check.
  */
 export function normalizeOptions(options: unknown): NormalizedOptions {
-  const issues: string[] = [];
+  const issues = new OptionIssues('healthPlugin');
   if (!isRecord(options)) {
-    throw new HealthPluginError('HEALTH_OPTIONS_INVALID', [
-      `options must be an object with a "checks" array (got ${describeType(options)})`,
-    ]);
+    issues.add(`options must be an object with a "checks" array (got ${describeValue(options)})`);
+    return issues.throwNow(optionsError);
   }
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) issues.push(`unknown option "${key}"`);
+    if (!OPTION_KEYS.has(key)) issues.add(`unknown option "${key}"`);
   }
 
   const defaultTimeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : options.timeoutMs;
   if (!isTimeout(defaultTimeoutMs)) {
-    issues.push(
-      `option "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got ${describe(defaultTimeoutMs)})`,
+    issues.add(
+      `option "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got ${describeValue(defaultTimeoutMs)})`,
     );
   }
   const cacheTtlMs = options.cacheTtlMs === undefined ? DEFAULT_CACHE_TTL_MS : options.cacheTtlMs;
   if (typeof cacheTtlMs !== 'number' || !Number.isFinite(cacheTtlMs) || cacheTtlMs < 0) {
-    issues.push(`option "cacheTtlMs" must be a finite number ≥ 0 (got ${describe(cacheTtlMs)})`);
+    issues.add(`option "cacheTtlMs" must be a finite number ≥ 0 (got ${describeValue(cacheTtlMs)})`);
   }
   const exposeDetails = options.exposeDetails === undefined ? true : options.exposeDetails;
   if (typeof exposeDetails !== 'boolean') {
-    issues.push(`option "exposeDetails" must be a boolean (got ${describeType(exposeDetails)})`);
+    issues.add(`option "exposeDetails" must be a boolean (got ${describeValue(exposeDetails)})`);
   }
   const readyWhen = options.readyWhen;
   if (readyWhen !== undefined && !isThenable(readyWhen)) {
-    issues.push(`option "readyWhen" must be a promise (got ${describeType(readyWhen)})`);
+    issues.add(`option "readyWhen" must be a promise (got ${describeValue(readyWhen)})`);
   }
   const paths = normalizePaths(options.paths, issues);
 
   const checks: NormalizedCheck[] = [];
   if (!Array.isArray(options.checks)) {
-    issues.push(
-      `option "checks" must be an array of check definitions (got ${describeType(options.checks)})`,
+    issues.add(
+      `option "checks" must be an array of check definitions (got ${describeValue(options.checks)})`,
     );
   } else {
     const seen = new Set<string>();
@@ -136,7 +135,7 @@ export function normalizeOptions(options: unknown): NormalizedOptions {
       );
       if (check === undefined) return;
       if (seen.has(check.name)) {
-        issues.push(`check "${check.name}" (checks[${index}]): duplicate name; check names must be unique`);
+        issues.add(`check "${check.name}" (checks[${index}]): duplicate name; check names must be unique`);
         return;
       }
       seen.add(check.name);
@@ -144,7 +143,7 @@ export function normalizeOptions(options: unknown): NormalizedOptions {
     });
   }
 
-  if (issues.length > 0) throw new HealthPluginError('HEALTH_OPTIONS_INVALID', issues);
+  issues.throwIfAny(optionsError);
   return {
     checks,
     paths,
@@ -158,35 +157,35 @@ export function normalizeOptions(options: unknown): NormalizedOptions {
 function normalizeCheck(
   definition: unknown,
   index: number,
-  issues: string[],
+  issues: OptionIssues,
   defaultTimeoutMs: number,
 ): NormalizedCheck | undefined {
   if (!isRecord(definition)) {
-    issues.push(`checks[${index}]: must be an object (got ${describeType(definition)})`);
+    issues.add(`checks[${index}]: must be an object (got ${describeValue(definition)})`);
     return undefined;
   }
   const { name } = definition;
   const hasName = typeof name === 'string' && name.trim() !== '';
   const label = hasName ? `check "${name}" (checks[${index}])` : `checks[${index}]`;
-  const before = issues.length;
-  if (!hasName) issues.push(`${label}: "name" must be a non-empty string (got ${describe(name)})`);
+  const before = issues.count;
+  if (!hasName) issues.add(`${label}: "name" must be a non-empty string (got ${describeValue(name)})`);
   for (const key of Object.keys(definition)) {
-    if (!CHECK_KEYS.has(key)) issues.push(`${label}: unknown property "${key}"`);
+    if (!CHECK_KEYS.has(key)) issues.add(`${label}: unknown property "${key}"`);
   }
   if (typeof definition.critical !== 'boolean') {
-    issues.push(`${label}: "critical" must be a boolean (got ${describeType(definition.critical)})`);
+    issues.add(`${label}: "critical" must be a boolean (got ${describeValue(definition.critical)})`);
   }
   const check = definition.check;
   if (typeof check !== 'function') {
-    issues.push(`${label}: "check" must be a function (got ${describeType(check)})`);
+    issues.add(`${label}: "check" must be a function (got ${describeValue(check)})`);
   }
   const timeoutMs = definition.timeoutMs === undefined ? defaultTimeoutMs : definition.timeoutMs;
   if (definition.timeoutMs !== undefined && !isTimeout(timeoutMs)) {
-    issues.push(
-      `${label}: "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got ${describe(timeoutMs)})`,
+    issues.add(
+      `${label}: "timeoutMs" must be a positive number of milliseconds, at most 2147483647 (got ${describeValue(timeoutMs)})`,
     );
   }
-  if (issues.length > before || typeof check !== 'function') return undefined;
+  if (issues.count > before || typeof check !== 'function') return undefined;
   return {
     name: name as string,
     critical: definition.critical as boolean,
@@ -196,31 +195,34 @@ function normalizeCheck(
   };
 }
 
-function normalizePaths(paths: unknown, issues: string[]): Required<HealthPaths> {
+function normalizePaths(paths: unknown, issues: OptionIssues): Required<HealthPaths> {
   if (paths === undefined) return DEFAULT_PATHS;
   if (!isRecord(paths)) {
-    issues.push(`option "paths" must be an object (got ${describeType(paths)})`);
+    issues.add(`option "paths" must be an object (got ${describeValue(paths)})`);
     return DEFAULT_PATHS;
   }
   for (const key of Object.keys(paths)) {
     if (!PATH_KEYS.has(key))
-      issues.push(`option "paths": unknown endpoint "${key}" (use health, live, ready)`);
+      issues.add(`option "paths": unknown endpoint "${key}" (use health, live, ready)`);
   }
   const result = { ...DEFAULT_PATHS };
   for (const key of PATH_KEYS as Set<keyof HealthPaths>) {
     const value = paths[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
-      issues.push(`option "paths.${key}" must be a path starting with "/", without "?", "#" or spaces`);
+      issues.add(`option "paths.${key}" must be a path starting with "/", without "?", "#" or spaces`);
       continue;
     }
     result[key] = value;
   }
   if (new Set(Object.values(result)).size !== 3) {
-    issues.push(`option "paths": health, live and ready must be three different paths`);
+    issues.add(`option "paths": health, live and ready must be three different paths`);
   }
   return result;
 }
+
+/** Node's longest timer: 2^31 − 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 function isTimeout(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMER_MS;
@@ -236,20 +238,4 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );
-}
-
-/** The value for numbers (safe to show), the type for anything else. */
-function describe(value: unknown): string {
-  return typeof value === 'number' ? String(value) : describeType(value);
-}
-
-function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') {
-    if (value === '') return 'an empty string';
-    return value.trim() === '' ? 'a blank string' : 'a string';
-  }
-  if (value === undefined) return 'undefined';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

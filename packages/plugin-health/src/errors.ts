@@ -1,22 +1,20 @@
+import { PierError, type PierErrorOptions } from '@pier/core';
+
 /** Stable codes of {@link HealthPluginError}; branch on these, not on messages. */
 export type HealthPluginErrorCode = 'HEALTH_OPTIONS_INVALID';
 
 /**
- * The one error class of `@pier/plugin-health`. Thrown by `healthPlugin()` when its options or a check
+ * The one error class of `@pier/plugin-health` (a `PierError`). Thrown by `healthPlugin()` when its options or a check
  * definition are invalid; `issues` lists every problem found, each naming the check it is about.
  */
-export class HealthPluginError extends Error {
+export class HealthPluginError extends PierError<HealthPluginErrorCode> {
   override readonly name = 'HealthPluginError';
-  readonly code: HealthPluginErrorCode;
-  readonly issues: readonly string[];
 
-  constructor(code: HealthPluginErrorCode, issues: readonly string[]) {
-    const summary =
-      issues.length === 1
-        ? `healthPlugin: ${issues[0]}`
-        : `healthPlugin: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
-    super(summary);
-    this.code = code;
-    this.issues = Object.freeze([...issues]);
+  constructor(code: HealthPluginErrorCode, message: string, options?: PierErrorOptions) {
+    super(code, message, options);
   }
 }
+
+/** The error of every problem a set of options had. */
+export const optionsError = (message: string, issues: readonly string[]): HealthPluginError =>
+  new HealthPluginError('HEALTH_OPTIONS_INVALID', message, { issues });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HealthCheckDefinition, normalizeOptions } from './definitions.js';
-import { describeFailure, type Evaluation, HealthEvaluator, readResult } from './evaluate.js';
+import { describeFailure, type HealthEvaluation, HealthEvaluator, readResult } from './evaluate.js';
 import { gate } from './test-http.js';
 
 afterEach(() => {
@@ -9,7 +9,11 @@ afterEach(() => {
 
 function evaluator(
   checks: HealthCheckDefinition[],
-  options: { cacheTtlMs?: number; now?: () => number; onEvaluation?: (evaluation: Evaluation) => void } = {},
+  options: {
+    cacheTtlMs?: number;
+    now?: () => number;
+    onEvaluation?: (evaluation: HealthEvaluation) => void;
+  } = {},
 ): HealthEvaluator {
   const { checks: normalized } = normalizeOptions({ checks });
   return new HealthEvaluator(normalized, { cacheTtlMs: 0, ...options });
@@ -40,11 +44,15 @@ describe('readResult', () => {
   });
 
   it.each([
-    ['undefined', undefined, 'invalid result: expected an object with a "status", got undefined'],
+    ['undefined', undefined, 'invalid result: expected an object with a "status", got nothing'],
     ['null', null, 'invalid result: expected an object with a "status", got null'],
     ['a bare string', 'healthy', 'invalid result: expected an object with a "status", got "healthy"'],
     ['a number', 200, 'invalid result: expected an object with a "status", got 200'],
-    ['an array', [{ status: 'healthy' }], 'invalid result: expected an object with a "status", got an array'],
+    [
+      'an array',
+      [{ status: 'healthy' }],
+      'invalid result: expected an object with a "status", got an array of 1',
+    ],
     [
       'an unknown status',
       { status: 'ok' },
@@ -103,10 +111,10 @@ describe('describeFailure', () => {
     ['connection refused', 'failed with a non-Error value: "connection refused"'],
     [42, 'failed with a non-Error value: 42'],
     [false, 'failed with a non-Error value: false'],
-    [undefined, 'failed with a non-Error value: undefined'],
+    [undefined, 'failed with a non-Error value: nothing'],
     [null, 'failed with a non-Error value: null'],
     [{ password: 'hunter2' }, 'failed with a non-Error value: an object'],
-    [['a'], 'failed with a non-Error value: an array'],
+    [['a'], 'failed with a non-Error value: an array of 1'],
     [Symbol('s'), 'failed with a non-Error value: a symbol'],
   ])('%# → %s', (reason, expected) => {
     expect(describeFailure(reason)).toBe(expected);
@@ -239,7 +247,7 @@ describe('HealthEvaluator', () => {
   });
 
   it('reports each run once, however many callers shared it', async () => {
-    const seen: Evaluation[] = [];
+    const seen: HealthEvaluation[] = [];
     const run = evaluator([{ name: 'db', critical: true, check: async () => ({ status: 'healthy' }) }], {
       onEvaluation: (evaluation) => seen.push(evaluation),
     });

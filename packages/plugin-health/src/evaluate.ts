@@ -1,9 +1,10 @@
 // Runs the checks: in parallel, each under its own timeout, one evaluation at a time, reused for a TTL.
+import { describeValue } from '@pier/core';
 import { aggregateStatus, isHealthStatus } from './aggregate.js';
 import type { HealthStatus, NormalizedCheck } from './definitions.js';
 
 /** What one check reported in one evaluation. */
-export interface CheckOutcome {
+export interface HealthCheckOutcome {
   readonly name: string;
   readonly critical: boolean;
   /** The check's own status (a non-critical `unhealthy` stays `unhealthy` here; it counts as `degraded`). */
@@ -17,9 +18,9 @@ export interface CheckOutcome {
 }
 
 /** One finished run of every check. */
-export interface Evaluation {
+export interface HealthEvaluation {
   readonly status: HealthStatus;
-  readonly checks: readonly CheckOutcome[];
+  readonly checks: readonly HealthCheckOutcome[];
   /** When the run finished, ISO 8601; a reused evaluation keeps it, so it tells the result's age. */
   readonly timestamp: string;
 }
@@ -27,7 +28,7 @@ export interface Evaluation {
 export interface EvaluatorOptions {
   readonly cacheTtlMs: number;
   /** Called once per finished run (not per request that shared it). */
-  readonly onEvaluation?: (evaluation: Evaluation) => void;
+  readonly onEvaluation?: (evaluation: HealthEvaluation) => void;
   /** Monotonic clock in milliseconds; injectable for tests. */
   readonly now?: () => number;
 }
@@ -42,10 +43,10 @@ const MAX_ERROR_LENGTH = 500;
 export class HealthEvaluator {
   readonly #checks: readonly NormalizedCheck[];
   readonly #cacheTtlMs: number;
-  readonly #onEvaluation: ((evaluation: Evaluation) => void) | undefined;
+  readonly #onEvaluation: ((evaluation: HealthEvaluation) => void) | undefined;
   readonly #now: () => number;
-  #inflight: Promise<Evaluation> | undefined;
-  #cached: { readonly evaluation: Evaluation; readonly expiresAt: number } | undefined;
+  #inflight: Promise<HealthEvaluation> | undefined;
+  #cached: { readonly evaluation: HealthEvaluation; readonly expiresAt: number } | undefined;
   /** Calls that have not settled yet, by check name. */
   readonly #pending = new Map<string, object>();
   /** Ends a running check at once (used by `close()`); each entry removes itself when the check ends. */
@@ -60,13 +61,13 @@ export class HealthEvaluator {
   }
 
   /** The cached evaluation while it is fresh, else `undefined`; never starts a run. */
-  fresh(): Evaluation | undefined {
+  fresh(): HealthEvaluation | undefined {
     const cached = this.#cached;
     return cached !== undefined && this.#now() < cached.expiresAt ? cached.evaluation : undefined;
   }
 
   /** The current evaluation: a cached one, the one in flight, or a new run. Never rejects. */
-  evaluate(): Promise<Evaluation> {
+  evaluate(): Promise<HealthEvaluation> {
     const fresh = this.fresh();
     if (fresh !== undefined) return Promise.resolve(fresh);
     if (this.#inflight === undefined) {
@@ -94,12 +95,12 @@ export class HealthEvaluator {
     for (const abandon of [...this.#running]) abandon();
   }
 
-  async #run(): Promise<Evaluation> {
+  async #run(): Promise<HealthEvaluation> {
     const checks = await Promise.all(this.#checks.map((check) => this.#runCheck(check)));
     return { status: aggregateStatus(checks), checks, timestamp: new Date().toISOString() };
   }
 
-  #runCheck(check: NormalizedCheck): Promise<CheckOutcome> {
+  #runCheck(check: NormalizedCheck): Promise<HealthCheckOutcome> {
     const base = { name: check.name, critical: check.critical };
     if (this.#closed) {
       return Promise.resolve({
@@ -135,9 +136,9 @@ export class HealthEvaluator {
     };
     call.then(settled, settled);
 
-    return new Promise<CheckOutcome>((resolve) => {
+    return new Promise<HealthCheckOutcome>((resolve) => {
       let done = false;
-      const finish = (outcome: CheckOutcome) => {
+      const finish = (outcome: HealthCheckOutcome) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
@@ -177,7 +178,7 @@ export class HealthEvaluator {
   }
 }
 
-type ResultFields = Pick<CheckOutcome, 'status' | 'error' | 'message' | 'details'>;
+type ResultFields = Pick<HealthCheckOutcome, 'status' | 'error' | 'message' | 'details'>;
 
 /** Turns whatever a check resolved into outcome fields; anything but a valid result is `unhealthy`. */
 export function readResult(value: unknown): ResultFields {
@@ -222,27 +223,6 @@ export function describeFailure(reason: unknown): string {
     return `failed with a non-Error value: ${describeValue(reason)}`;
   } catch {
     return 'failed with a value that could not be read';
-  }
-}
-
-/** Short, safe text for an arbitrary value: primitives shown, objects only named (never serialised). */
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(truncate(value, 100));
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    case 'undefined':
-      return 'undefined';
-    case 'symbol':
-      return 'a symbol';
-    case 'function':
-      return 'a function';
-    default:
-      if (value === null) return 'null';
-      return Array.isArray(value) ? 'an array' : 'an object';
   }
 }
 

@@ -41,7 +41,7 @@ function run(
 }
 
 it.each([
-  ["on a plain node:http server with core's Lifecycle", 'exit-after-close.mjs'],
+  ['on a plain node:http server with a bare plugin context', 'exit-after-close.mjs'],
   ['in a real Pier server over streamable HTTP', 'exit-after-close-pier.mjs'],
 ])(
   'a process using the plugin exits by itself after close(), with checks hanging (%s)',

@@ -7,7 +7,7 @@ export type {
   HealthStatus,
 } from './definitions.js';
 export { HealthPluginError, type HealthPluginErrorCode } from './errors.js';
-export type { CheckOutcome as HealthCheckOutcome, Evaluation as HealthEvaluation } from './evaluate.js';
+export type { HealthCheckOutcome, HealthEvaluation } from './evaluate.js';
 export { type HealthPlugin, healthPlugin } from './plugin.js';
 export type {
   HealthBody,

@@ -1,9 +1,8 @@
 // healthPlugin(): wires validated options, the evaluator and the lifecycle into three HTTP routes.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PierPlugin, PluginContext } from '@pier/core';
 import { httpStatusOf } from './aggregate.js';
 import { type HealthPluginOptions, type HealthStatus, normalizeOptions } from './definitions.js';
-import { describeFailure, type Evaluation, HealthEvaluator } from './evaluate.js';
+import { describeFailure, type HealthEvaluation, HealthEvaluator } from './evaluate.js';
 import {
   healthBody,
   LIVE_PAYLOAD,
@@ -13,9 +12,9 @@ import {
   type Payload,
   payloadOf,
   readyBody,
-  sendJson,
-  sendMethodNotAllowed,
-  sendPayload,
+  respondJson,
+  respondMethodNotAllowed,
+  respondPayload,
 } from './respond.js';
 
 /** A Pier plugin serving health endpoints, with a switch for readiness that the application controls. */
@@ -30,7 +29,7 @@ export interface HealthPlugin extends PierPlugin {
    * cache), on every server the plugin serves: what a metrics plugin (`otelPlugin({ health })`) reports.
    * A listener that throws is logged and ignored. Returns the function that removes it.
    */
-  onEvaluation(listener: (evaluation: Evaluation) => void): () => void;
+  onEvaluation(listener: (evaluation: HealthEvaluation) => void): () => void;
 }
 
 /**
@@ -48,7 +47,7 @@ export interface HealthPlugin extends PierPlugin {
 export function healthPlugin(options: HealthPluginOptions): HealthPlugin {
   const normalized = normalizeOptions(options);
   const readiness = new AppReadiness(normalized.readyWhen);
-  const listeners = new Set<(evaluation: Evaluation) => void>();
+  const listeners = new Set<(evaluation: HealthEvaluation) => void>();
   return {
     name: 'health',
     markReady() {
@@ -113,7 +112,7 @@ class HealthEndpoints {
     ctx: PluginContext,
     options: NormalizedHealthOptions,
     readiness: AppReadiness,
-    listeners: ReadonlySet<(evaluation: Evaluation) => void>,
+    listeners: ReadonlySet<(evaluation: HealthEvaluation) => void>,
   ) {
     this.#ctx = ctx;
     this.#options = options;
@@ -148,7 +147,7 @@ class HealthEndpoints {
     });
     // `/health` with details carries the process's uptime at answer time, so it is built per request;
     // the other bodies depend on the evaluation only and are serialised once per evaluation.
-    const healthAnswer = (evaluation: Evaluation): Answer =>
+    const healthAnswer = (evaluation: HealthEvaluation): Answer =>
       answerFor(healthBody(evaluation, ctx.server, exposeDetails));
     ctx.addRoute({
       method: 'GET',
@@ -176,7 +175,7 @@ class HealthEndpoints {
   }
 
   /** The current evaluation, or `undefined` if the server starts shutting down first. */
-  #evaluationOrShutdown(): Promise<Evaluation | undefined> {
+  #evaluationOrShutdown(): Promise<HealthEvaluation | undefined> {
     return new Promise((resolve) => {
       const answerNow = () => {
         this.#waiting.delete(answerNow);
@@ -192,49 +191,40 @@ class HealthEndpoints {
 
   /** A route answering from an evaluation: at once from a fresh cached one, else after a run. */
   #evaluated(
-    answerOf: (evaluation: Evaluation) => Answer,
+    answerOf: (evaluation: HealthEvaluation) => Answer,
     notServingBodyOf: (reason: NotServingReason) => unknown,
-  ): (req: IncomingMessage, res: ServerResponse) => Promise<void> | undefined {
+  ): (request: Request) => Response | Promise<Response> {
     /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
-    const afterRun = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const afterRun = async (request: Request): Promise<Response> => {
       const evaluation = await this.#evaluationOrShutdown();
       // Draining may have begun while the checks ran: readiness fails at once, not after them.
       const after = this.#notServing();
       if (evaluation === undefined || after !== undefined) {
-        return sendJson(req, res, 503, notServingBodyOf(after ?? 'shutting_down'));
+        return respondJson(request, 503, notServingBodyOf(after ?? 'shutting_down'));
       }
-      sendAnswer(req, res, answerOf(evaluation));
+      return respondAnswer(request, answerOf(evaluation));
     };
-    return (req, res) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendMethodNotAllowed(req, res);
-        return undefined;
-      }
+    return (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
       const before = this.#notServing();
-      if (before !== undefined) {
-        sendJson(req, res, 503, notServingBodyOf(before));
-        return undefined;
-      }
+      if (before !== undefined) return respondJson(request, 503, notServingBodyOf(before));
       // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
       const fresh = this.#evaluator.fresh();
-      if (fresh !== undefined) {
-        sendAnswer(req, res, answerOf(fresh));
-        return undefined;
-      }
-      return afterRun(req, res);
+      if (fresh !== undefined) return respondAnswer(request, answerOf(fresh));
+      return afterRun(request);
     };
   }
 }
 
 /** `/health/live`: runs no check, answers while the process and its event loop are alive. */
-function live(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'GET' && req.method !== 'HEAD') sendMethodNotAllowed(req, res);
-  else sendPayload(req, res, 200, LIVE_PAYLOAD);
+function live(request: Request): Response {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
+  return respondPayload(request, 200, LIVE_PAYLOAD);
 }
 
 /** Answers a served evaluation with the status its body carries. */
-function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Answer): void {
-  sendPayload(req, res, answer.statusCode, answer.payload);
+function respondAnswer(request: Request, answer: Answer): Response {
+  return respondPayload(request, answer.statusCode, answer.payload);
 }
 
 type NormalizedHealthOptions = ReturnType<typeof normalizeOptions>;
@@ -250,8 +240,10 @@ function answerFor(body: { readonly status: HealthStatus }): Answer {
 }
 
 /** Remembers the answer to the last evaluation seen: a cached evaluation is served many times. */
-function perEvaluation(answerOf: (evaluation: Evaluation) => Answer): (evaluation: Evaluation) => Answer {
-  let last: Evaluation | undefined;
+function perEvaluation(
+  answerOf: (evaluation: HealthEvaluation) => Answer,
+): (evaluation: HealthEvaluation) => Answer {
+  let last: HealthEvaluation | undefined;
   let answer: Answer | undefined;
   return (evaluation) => {
     if (evaluation !== last || answer === undefined) {
@@ -263,7 +255,7 @@ function perEvaluation(answerOf: (evaluation: Evaluation) => Answer): (evaluatio
 }
 
 /** Logs when the aggregated status changes (not on every probe), so an outage shows up once in the logs. */
-function statusLogger(logger: Logger): (evaluation: Evaluation) => void {
+function statusLogger(logger: Logger): (evaluation: HealthEvaluation) => void {
   let previous: HealthStatus | undefined;
   return (evaluation) => {
     const status = evaluation.status;

@@ -1,8 +1,7 @@
 // The HTTP side: response bodies of the three endpoints and how they are written.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerInfo } from '@pier/core';
 import type { HealthStatus } from './definitions.js';
-import type { CheckOutcome, Evaluation } from './evaluate.js';
+import type { HealthCheckOutcome, HealthEvaluation } from './evaluate.js';
 
 /** Why `/health` and `/health/ready` answer 503 without running a check. */
 export type NotServingReason = 'starting' | 'shutting_down';
@@ -41,7 +40,11 @@ export interface LiveBody {
 }
 
 /** `/health` for a finished evaluation. */
-export function healthBody(evaluation: Evaluation, server: ServerInfo, exposeDetails: boolean): HealthBody {
+export function healthBody(
+  evaluation: HealthEvaluation,
+  server: ServerInfo,
+  exposeDetails: boolean,
+): HealthBody {
   if (!exposeDetails) {
     return {
       status: evaluation.status,
@@ -58,7 +61,7 @@ export function healthBody(evaluation: Evaluation, server: ServerInfo, exposeDet
 }
 
 /** `/health/ready` for a finished evaluation. */
-export function readyBody(evaluation: Evaluation): ReadyBody {
+export function readyBody(evaluation: HealthEvaluation): ReadyBody {
   return {
     status: evaluation.status,
     checks: byName(evaluation.checks, (check) => ({ status: check.status, critical: check.critical })),
@@ -92,8 +95,10 @@ export const LIVE_BODY: LiveBody = { status: 'alive' };
 /** A JSON body serialised once, with the headers it is sent with (never mutated: shared by every answer). */
 export interface Payload {
   readonly body: string;
-  readonly headers: Readonly<Record<string, string | number>>;
+  readonly headers: Readonly<Record<string, string>>;
 }
+
+const encoder = new TextEncoder();
 
 /** Serialises `body` once, for answers that repeat it. */
 export function payloadOf(body: unknown): Payload {
@@ -103,7 +108,7 @@ export function payloadOf(body: unknown): Payload {
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
-      'content-length': Buffer.byteLength(json),
+      'content-length': String(encoder.encode(json).byteLength),
     },
   };
 }
@@ -111,36 +116,32 @@ export function payloadOf(body: unknown): Payload {
 /** `/health/live`'s answer, serialised once. */
 export const LIVE_PAYLOAD: Payload = payloadOf(LIVE_BODY);
 
-/**
- * Writes a JSON answer. HEAD gets the same headers without a body. A client that has gone away is
- * skipped silently: a probe hanging up is routine, not an error.
- */
-export function sendJson(req: IncomingMessage, res: ServerResponse, statusCode: number, body: unknown): void {
-  sendPayload(req, res, statusCode, payloadOf(body));
+/** A JSON answer. HEAD gets the same headers without a body. */
+export function respondJson(request: Request, status: number, body: unknown): Response {
+  return respondPayload(request, status, payloadOf(body));
 }
 
-/** Writes a serialised JSON answer, as `sendJson` does. */
-export function sendPayload(
-  req: IncomingMessage,
-  res: ServerResponse,
-  statusCode: number,
+/** A serialised JSON answer, as `respondJson` makes it. */
+export function respondPayload(
+  request: Request,
+  status: number,
   payload: Payload,
-): void {
-  if (res.destroyed || res.headersSent) return;
-  // writeHead copies the headers out (into the response, or straight onto the wire); the object stays as is.
-  res.writeHead(statusCode, payload.headers as Record<string, string | number>);
-  if (req.method === 'HEAD') res.end();
-  else res.end(payload.body);
+  extra?: Readonly<Record<string, string>>,
+): Response {
+  return new Response(request.method === 'HEAD' ? null : payload.body, {
+    status,
+    headers: extra === undefined ? payload.headers : { ...payload.headers, ...extra },
+  });
 }
 
 /** Answers a method other than GET and HEAD (for transports that hand every method to the route). */
-export function sendMethodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
-  if (res.destroyed || res.headersSent) return;
-  res.setHeader('allow', 'GET, HEAD');
-  sendJson(req, res, 405, { error: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+export function respondMethodNotAllowed(request: Request): Response {
+  return respondPayload(request, 405, payloadOf({ error: 'method_not_allowed', allow: ['GET', 'HEAD'] }), {
+    allow: 'GET, HEAD',
+  });
 }
 
-function detailedCheck(check: CheckOutcome): HealthBodyCheck {
+function detailedCheck(check: HealthCheckOutcome): HealthBodyCheck {
   const body: { -readonly [K in keyof HealthBodyCheck]: HealthBodyCheck[K] } = {
     status: check.status,
     critical: check.critical,
@@ -153,7 +154,10 @@ function detailedCheck(check: CheckOutcome): HealthBodyCheck {
   return body;
 }
 
-function byName<T>(checks: readonly CheckOutcome[], map: (check: CheckOutcome) => T): Record<string, T> {
+function byName<T>(
+  checks: readonly HealthCheckOutcome[],
+  map: (check: HealthCheckOutcome) => T,
+): Record<string, T> {
   // A null prototype: a check may legitimately be called "constructor" or "__proto__".
   const result: Record<string, T> = Object.create(null);
   for (const check of checks) result[check.name] = map(check);

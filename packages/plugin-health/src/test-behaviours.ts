@@ -59,7 +59,7 @@ export function expectedCheck(behaviour: Behaviour): Record<string, unknown> {
     case 'resolves garbage':
       return {
         status: 'unhealthy',
-        error: 'invalid result: "status" must be "healthy", "degraded" or "unhealthy", got undefined',
+        error: 'invalid result: "status" must be "healthy", "degraded" or "unhealthy", got nothing',
       };
   }
 }

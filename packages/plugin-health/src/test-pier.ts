@@ -55,13 +55,13 @@ export function countingRoutes(plugin: PierPlugin): {
         addRoute: (route) =>
           ctx.addRoute({
             ...route,
-            handler: (req, res) => {
+            handler: (request) => {
               routed += 1;
               for (const waiter of waiters.filter((w) => w.count <= routed)) {
                 waiters.splice(waiters.indexOf(waiter), 1);
                 waiter.resolve();
               }
-              return route.handler(req, res);
+              return route.handler(request);
             },
           }),
       };

@@ -1,11 +1,11 @@
 // Test helper (not built): serves a plugin's routes on a real node:http server on 127.0.0.1, with a
-// PluginContext built from core's real Lifecycle, routed the way DESIGN §3/§4 says transports route:
+// PluginContext whose lifecycle the test drives, routed the way DESIGN §3/§4 says transports route:
 // exact path (query ignored), GET also answers HEAD, unknown path 404, other methods 405 with Allow.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LogFields, Logger, PierPlugin, PluginContext } from '@pier/core';
-import { type HttpRoute, Lifecycle } from '@pier/core/transport';
+import type { LifecycleState, LogFields, Logger, PierPlugin, PluginContext } from '@pier/core';
+import type { HttpRoute } from '@pier/core/transport';
 
 export interface LogLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
@@ -13,9 +13,37 @@ export interface LogLine {
   readonly fields?: LogFields;
 }
 
+const ORDER: readonly LifecycleState[] = ['starting', 'ready', 'draining', 'closed'];
+
+/** The lifecycle a server would drive, driven by the test: forward only, listeners told of each move. */
+export class TestLifecycle {
+  state: LifecycleState = 'starting';
+  readonly #listeners = new Set<(state: LifecycleState, previous: LifecycleState) => void>();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {}
+
+  subscribe(listener: (state: LifecycleState, previous: LifecycleState) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  advance(next: LifecycleState): void {
+    const previous = this.state;
+    if (ORDER.indexOf(next) <= ORDER.indexOf(previous)) return;
+    this.state = next;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(next, previous);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+}
+
 export interface TestServer {
   readonly url: string;
-  readonly lifecycle: Lifecycle;
+  readonly lifecycle: TestLifecycle;
   readonly routes: readonly HttpRoute[];
   readonly logs: readonly LogLine[];
   /** Requests that reached a plugin route so far. */
@@ -40,7 +68,7 @@ export async function startTestServer(
   options: TestServerOptions = {},
 ): Promise<TestServer> {
   const logs: LogLine[] = [];
-  const lifecycle = new Lifecycle((error) =>
+  const lifecycle = new TestLifecycle((error) =>
     logs.push({ level: 'error', message: `listener: ${String(error)}` }),
   );
   const routes: HttpRoute[] = [];
@@ -81,10 +109,33 @@ export async function startTestServer(
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    Promise.resolve(route.handler(req, res)).catch((error: unknown) => {
-      logs.push({ level: 'error', message: `handler rejected: ${String(error)}` });
-      if (!res.headersSent) res.writeHead(500).end();
+    // As an HTTP transport serves a route: a web Request in, the Response written back (no body for HEAD).
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers,
     });
+    // Called now, as a transport does: the handler sees the lifecycle as it is when the request arrives.
+    let answer: Response | Promise<Response>;
+    try {
+      answer = route.handler(request);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    Promise.resolve(answer)
+      .then(async (response) => {
+        const body = req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer());
+        if (res.destroyed) return;
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(body);
+      })
+      .catch((error: unknown) => {
+        logs.push({ level: 'error', message: `handler rejected: ${String(error)}` });
+        if (!res.headersSent) res.writeHead(500).end();
+      });
   });
   server.listen({ host: '127.0.0.1', port: 0, backlog: 2048 });
   await once(server, 'listening');

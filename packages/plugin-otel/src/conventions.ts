@@ -2,7 +2,7 @@
 // docs/gen-ai/mcp.md, status Development), written out here rather than imported: the runtime depends on
 // @opentelemetry/api only, and these keys are the contract users query by.
 
-export const ATTR = {
+export const OTEL_ATTRIBUTES = {
   mcpMethodName: 'mcp.method.name',
   mcpSessionId: 'mcp.session.id',
   mcpProtocolVersion: 'mcp.protocol.version',
@@ -33,7 +33,7 @@ export const DURATION_BUCKETS: readonly number[] = [
   0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
 ];
 
-export const METRIC = {
+export const OTEL_METRICS = {
   operationDuration: {
     name: 'mcp.server.operation.duration',
     unit: 's',

@@ -1,4 +1,4 @@
-export { ATTR as OTEL_ATTRIBUTES, DURATION_BUCKETS, METRIC as OTEL_METRICS } from './conventions.js';
+export { DURATION_BUCKETS, OTEL_ATTRIBUTES, OTEL_METRICS } from './conventions.js';
 export {
   type HealthResultsSource,
   OtelPluginError,

@@ -1,6 +1,6 @@
 // otelPlugin() options: what a user may set, and their validation (at the call, not on the first request).
-import type { IncomingMessage } from 'node:http';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { OptionIssues, PierError, type PierErrorOptions } from '@pier/core';
 
 /** Options of {@link otelPlugin}. Everything is optional: `otelPlugin()` traces and measures with the global providers. */
 export interface OtelPluginOptions {
@@ -49,21 +49,26 @@ export interface PrometheusRouteOptions {
    * Decides whether a scrape may read the metrics (a bearer token, a network check…). Refused scrapes get
    * 401 (or the status you return). Default: every scrape is served.
    */
-  readonly authorize?: (req: IncomingMessage) => boolean | number | Promise<boolean | number>;
+  readonly authorize?: (request: Request) => boolean | number | Promise<boolean | number>;
 }
 
 /** Codes of {@link OtelPluginError}. */
 export type OtelPluginErrorCode = 'OTEL_OPTIONS_INVALID';
 
-/** The error `otelPlugin()` throws for options it cannot use; branch on `code`. */
-export class OtelPluginError extends Error {
-  readonly code: OtelPluginErrorCode;
-  constructor(code: OtelPluginErrorCode, message: string) {
-    super(message);
-    this.name = 'OtelPluginError';
-    this.code = code;
+/**
+ * The one error class of `@pier/plugin-otel` (a `PierError`): `otelPlugin()` throws it for options it cannot
+ * use, with `issues` listing every problem; branch on `code`.
+ */
+export class OtelPluginError extends PierError<OtelPluginErrorCode> {
+  override readonly name = 'OtelPluginError';
+
+  constructor(code: OtelPluginErrorCode, message: string, options?: PierErrorOptions) {
+    super(code, message, options);
   }
 }
+
+const optionsError = (message: string, issues: readonly string[]): OtelPluginError =>
+  new OtelPluginError('OTEL_OPTIONS_INVALID', message, { issues });
 
 export interface NormalizedOptions {
   readonly tracerProvider: TracerProvider | undefined;
@@ -79,9 +84,10 @@ export interface NormalizedOptions {
 }
 
 export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOptions {
-  const problems: string[] = [];
+  const problems = new OptionIssues('otelPlugin');
   if (typeof options !== 'object' || options === null) {
-    throw new OtelPluginError('OTEL_OPTIONS_INVALID', 'otelPlugin: options must be an object');
+    problems.expect('options', 'an object', options);
+    return problems.throwNow(optionsError);
   }
   const {
     tracerProvider,
@@ -94,29 +100,29 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
     health,
   } = options;
   if (health !== undefined && typeof health?.onEvaluation !== 'function') {
-    problems.push('health must have onEvaluation() (pass the healthPlugin(…) you install)');
+    problems.add('health must have onEvaluation() (pass the healthPlugin(…) you install)');
   }
   if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== 'function') {
-    problems.push('tracerProvider must have getTracer()');
+    problems.add('tracerProvider must have getTracer()');
   }
   if (meterProvider !== undefined && typeof meterProvider?.getMeter !== 'function') {
-    problems.push('meterProvider must have getMeter()');
+    problems.add('meterProvider must have getMeter()');
   }
   for (const [name, value] of [
     ['traces', traces],
     ['metrics', metrics],
     ['resourceUriInMetrics', resourceUriInMetrics],
   ] as const) {
-    if (value !== undefined && typeof value !== 'boolean') problems.push(`${name} must be a boolean`);
+    if (value !== undefined && typeof value !== 'boolean') problems.add(`${name} must be a boolean`);
   }
   const recorded = new Map<string, readonly string[]>();
   if (recordArguments !== undefined) {
     if (typeof recordArguments !== 'object' || recordArguments === null) {
-      problems.push('recordArguments must be an object { toolName: [argumentName, …] }');
+      problems.add('recordArguments must be an object { toolName: [argumentName, …] }');
     } else {
       for (const [tool, names] of Object.entries(recordArguments)) {
         if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) {
-          problems.push(`recordArguments["${tool}"] must be a list of argument names`);
+          problems.add(`recordArguments["${tool}"] must be a list of argument names`);
         } else {
           recorded.set(tool, [...names]);
         }
@@ -127,20 +133,18 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
   if (prometheus === true) route = { path: '/metrics', authorize: undefined };
   else if (prometheus !== undefined && prometheus !== false) {
     if (typeof prometheus !== 'object' || prometheus === null) {
-      problems.push('prometheus must be a boolean or { path?, authorize? }');
+      problems.add('prometheus must be a boolean or { path?, authorize? }');
     } else {
       const path = prometheus.path ?? '/metrics';
       if (typeof path !== 'string' || !path.startsWith('/'))
-        problems.push('prometheus.path must start with "/"');
+        problems.add('prometheus.path must start with "/"');
       if (prometheus.authorize !== undefined && typeof prometheus.authorize !== 'function') {
-        problems.push('prometheus.authorize must be a function');
+        problems.add('prometheus.authorize must be a function');
       }
       route = { path, authorize: prometheus.authorize };
     }
   }
-  if (problems.length > 0) {
-    throw new OtelPluginError('OTEL_OPTIONS_INVALID', `otelPlugin: ${problems.join('; ')}`);
-  }
+  problems.throwIfAny(optionsError);
   return {
     tracerProvider,
     meterProvider,

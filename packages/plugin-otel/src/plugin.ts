@@ -1,5 +1,4 @@
 // otelPlugin(): the observer on every SDK server Pier builds, and the optional Prometheus route.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PierPlugin, PluginContext } from '@pier/core';
 import { normalizeOptions, type OtelPluginOptions } from './options.js';
 import { PROMETHEUS_CONTENT_TYPE, PrometheusRegistry } from './prometheus.js';
@@ -36,11 +35,11 @@ export function otelPlugin(options: OtelPluginOptions = {}): PierPlugin {
       ctx.addRoute({
         method: 'GET',
         path,
-        handler: async (req: IncomingMessage, res: ServerResponse) => {
+        handler: async (request: Request) => {
           if (authorize !== undefined) {
             let verdict: boolean | number;
             try {
-              verdict = await authorize(req);
+              verdict = await authorize(request);
             } catch (error) {
               logger.warn('the /metrics authorize hook failed', {
                 error: error instanceof Error ? error.message : String(error),
@@ -48,18 +47,15 @@ export function otelPlugin(options: OtelPluginOptions = {}): PierPlugin {
               verdict = 500;
             }
             if (verdict !== true) {
-              res.statusCode = typeof verdict === 'number' ? verdict : 401;
-              res.setHeader('cache-control', 'no-store');
-              res.end();
-              return;
+              return new Response(null, {
+                status: typeof verdict === 'number' ? verdict : 401,
+                headers: { 'cache-control': 'no-store' },
+              });
             }
           }
-          const body = registry.render();
-          res.statusCode = 200;
-          res.setHeader('content-type', PROMETHEUS_CONTENT_TYPE);
-          res.setHeader('cache-control', 'no-store');
-          res.setHeader('content-length', Buffer.byteLength(body));
-          res.end(req.method === 'HEAD' ? undefined : body);
+          return new Response(request.method === 'HEAD' ? null : registry.render(), {
+            headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' },
+          });
         },
       });
     },

@@ -70,7 +70,10 @@ describe('/metrics', () => {
   it('asks authorize() before answering a scrape', async () => {
     const url = await listen([
       otelPlugin({
-        prometheus: { path: '/metrics', authorize: (req) => req.headers.authorization === 'Bearer scraper' },
+        prometheus: {
+          path: '/metrics',
+          authorize: (request) => request.headers.get('authorization') === 'Bearer scraper',
+        },
       }),
     ]);
     expect((await scrape(url)).status).toBe(401);

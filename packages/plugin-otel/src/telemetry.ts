@@ -28,12 +28,12 @@ import type {
   ObservedTaskStatus,
 } from '@pier/core';
 import {
-  ATTR,
   DURATION_BUCKETS,
   HEALTH_STATUSES,
   KNOWN_METHODS,
   META_PROTOCOL_VERSION,
-  METRIC,
+  OTEL_ATTRIBUTES,
+  OTEL_METRICS,
   OTHER,
   TASK_STATUSES,
   TOOL_ERROR,
@@ -44,7 +44,7 @@ import { protocolVersionOf, Vocabulary } from './vocabulary.js';
 
 const SCOPE = '@pier/plugin-otel';
 /** An attribute name of the conventions (what literal keys are checked against). */
-type AttributeName = (typeof ATTR)[keyof typeof ATTR];
+type AttributeName = (typeof OTEL_ATTRIBUTES)[keyof typeof OTEL_ATTRIBUTES];
 const SCOPE_VERSION = '0.1.0';
 /** Node's longest timer (about 24.8 days); a longer TTL is waited for in steps. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -140,17 +140,17 @@ export function createObserver(
     failure: Failure | undefined,
   ): Attributes => {
     // Object spread of these dotted keys costs microseconds on Node 20: attributes are assigned one by one.
-    const attributes: Attributes = { [ATTR.mcpMethodName]: methods.of(method) };
+    const attributes: Attributes = { [OTEL_ATTRIBUTES.mcpMethodName]: methods.of(method) };
     connection(attributes, http, undefined, version);
     if (target.tool !== undefined) {
-      attributes[ATTR.genAiToolName] = tools.of(target.tool);
-      attributes[ATTR.genAiOperationName] = 'execute_tool';
+      attributes[OTEL_ATTRIBUTES.genAiToolName] = tools.of(target.tool);
+      attributes[OTEL_ATTRIBUTES.genAiOperationName] = 'execute_tool';
     }
-    if (target.prompt !== undefined) attributes[ATTR.genAiPromptName] = prompts.of(target.prompt);
-    if (uri !== undefined) attributes[ATTR.mcpResourceUri] = uri;
+    if (target.prompt !== undefined) attributes[OTEL_ATTRIBUTES.genAiPromptName] = prompts.of(target.prompt);
+    if (uri !== undefined) attributes[OTEL_ATTRIBUTES.mcpResourceUri] = uri;
     if (failure !== undefined) {
-      attributes[ATTR.errorType] = failure.type;
-      if (failure.code !== undefined) attributes[ATTR.rpcResponseStatusCode] = failure.code;
+      attributes[OTEL_ATTRIBUTES.errorType] = failure.type;
+      if (failure.code !== undefined) attributes[OTEL_ATTRIBUTES.rpcResponseStatusCode] = failure.code;
     }
     // The SDK sorts the keys on every record to find the series (`hashAttributes`): in order already, its
     // sort is a single pass.
@@ -173,7 +173,7 @@ export function createObserver(
       // Set on the span at its start when known; set again only if an initialize answer changed it.
       const startVersion = version;
       if (tracer !== undefined) {
-        // Literal keys (ATTR's values, checked by `satisfies`): V8 builds this shape from a boilerplate,
+        // Literal keys (OTEL_ATTRIBUTES's values, checked by `satisfies`): V8 builds this shape from a boilerplate,
         // where computed keys cost a megamorphic keyed store each, on every request.
         const spanAttributes: Attributes = {
           'mcp.method.name': method,
@@ -185,13 +185,13 @@ export function createObserver(
         if (sessionId !== undefined) spanAttributes['mcp.session.id' satisfies AttributeName] = sessionId;
         if (version !== undefined) spanAttributes['mcp.protocol.version' satisfies AttributeName] = version;
         if (target.tool !== undefined) {
-          spanAttributes[ATTR.genAiToolName] = target.tool;
-          spanAttributes[ATTR.genAiOperationName] = 'execute_tool';
+          spanAttributes[OTEL_ATTRIBUTES.genAiToolName] = target.tool;
+          spanAttributes[OTEL_ATTRIBUTES.genAiOperationName] = 'execute_tool';
           const recorded = recordedArguments(options.recordArguments.get(target.tool), params);
-          if (recorded !== undefined) spanAttributes[ATTR.genAiToolCallArguments] = recorded;
+          if (recorded !== undefined) spanAttributes[OTEL_ATTRIBUTES.genAiToolCallArguments] = recorded;
         }
-        if (target.prompt !== undefined) spanAttributes[ATTR.genAiPromptName] = target.prompt;
-        if (target.uri !== undefined) spanAttributes[ATTR.mcpResourceUri] = target.uri;
+        if (target.prompt !== undefined) spanAttributes[OTEL_ATTRIBUTES.genAiPromptName] = target.prompt;
+        if (target.uri !== undefined) spanAttributes[OTEL_ATTRIBUTES.mcpResourceUri] = target.uri;
         startName = names.of(method, target);
         const active = context.active();
         // The everyday call carries no trace context: no propagator to run, no links to build.
@@ -258,11 +258,11 @@ export function createObserver(
         // A tool or prompt name proven by this very answer joins the span's name.
         if (name !== startName) span.updateName(name);
         if (version !== startVersion && version !== undefined) {
-          span.setAttribute(ATTR.mcpProtocolVersion, version);
+          span.setAttribute(OTEL_ATTRIBUTES.mcpProtocolVersion, version);
         }
         if (failure !== undefined) markFailed(span, failure);
         const asked = inputRequiredMethods(outcome);
-        if (asked !== undefined) span.setAttribute(ATTR.pierInputRequired, asked);
+        if (asked !== undefined) span.setAttribute(OTEL_ATTRIBUTES.pierInputRequired, asked);
         span.end();
       };
     },
@@ -270,7 +270,7 @@ export function createObserver(
     onNotification(notification: ObservedNotification) {
       if (tracer === undefined) return;
       const { method, params, headers, session } = notification;
-      const attributes: Attributes = { [ATTR.mcpMethodName]: method };
+      const attributes: Attributes = { [OTEL_ATTRIBUTES.mcpMethodName]: method };
       connection(attributes, headers !== undefined, session?.sessionId, versionOf(params, headers, session));
       const { parent, links } = parentOf(context.active(), params, headers);
       // The seam hands notifications over without a dispatch to wrap: the span marks their arrival.
@@ -281,8 +281,8 @@ export function createObserver(
       if (tracer === undefined) return undefined;
       const { method, session } = request;
       const attributes: Attributes = {
-        [ATTR.mcpMethodName]: method,
-        [ATTR.jsonrpcRequestId]: String(request.id),
+        [OTEL_ATTRIBUTES.mcpMethodName]: method,
+        [OTEL_ATTRIBUTES.jsonrpcRequestId]: String(request.id),
       };
       const version = session === undefined ? undefined : negotiated.get(session);
       // A 2025 HTTP session has an id; a stdio connection has none.
@@ -302,7 +302,7 @@ export function createObserver(
     },
 
     onStream(stream: ObservedStream) {
-      const attributes: Attributes = { [ATTR.pierStreamKind]: stream.kind };
+      const attributes: Attributes = { [OTEL_ATTRIBUTES.pierStreamKind]: stream.kind };
       instruments.streams(1, attributes);
       return () => instruments.streams(-1, attributes);
     },
@@ -315,9 +315,9 @@ export function createObserver(
       const previous = known?.status ?? change.previous;
       if (known !== undefined) clearTimeout(known.expiry);
       if (previous !== undefined && TASK_STATUSES.has(previous)) {
-        instruments.tasks(-1, { [ATTR.pierTaskStatus]: previous });
+        instruments.tasks(-1, { [OTEL_ATTRIBUTES.pierTaskStatus]: previous });
       }
-      instruments.tasks(1, { [ATTR.pierTaskStatus]: status });
+      instruments.tasks(1, { [OTEL_ATTRIBUTES.pierTaskStatus]: status });
       // The store forgets the task at its TTL: so does the gauge.
       const entry = { status, expiry: undefined as unknown as NodeJS.Timeout };
       const expire = () => {
@@ -328,7 +328,7 @@ export function createObserver(
           return;
         }
         tasks.delete(taskId);
-        instruments.tasks(-1, { [ATTR.pierTaskStatus]: status });
+        instruments.tasks(-1, { [OTEL_ATTRIBUTES.pierTaskStatus]: status });
       };
       entry.expiry = setTimeout(expire, Math.min(Math.max(change.expiresAt - Date.now(), 0), MAX_TIMER_MS));
       entry.expiry.unref();
@@ -339,8 +339,8 @@ export function createObserver(
       for (const check of evaluation.checks) {
         for (const status of HEALTH_STATUSES) {
           instruments.health(check.status === status ? 1 : 0, {
-            [ATTR.pierHealthCheckName]: check.name,
-            [ATTR.pierHealthCheckStatus]: status,
+            [OTEL_ATTRIBUTES.pierHealthCheckName]: check.name,
+            [OTEL_ATTRIBUTES.pierHealthCheckStatus]: status,
           });
         }
       }
@@ -385,49 +385,55 @@ function createInstruments(
   if (options.metrics) {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, SCOPE_VERSION);
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
-    operation = meter.createHistogram(METRIC.operationDuration.name, { ...METRIC.operationDuration, advice });
-    session = meter.createHistogram(METRIC.sessionDuration.name, { ...METRIC.sessionDuration, advice });
-    sessions = meter.createUpDownCounter(METRIC.activeSessions.name, METRIC.activeSessions);
+    operation = meter.createHistogram(OTEL_METRICS.operationDuration.name, {
+      ...OTEL_METRICS.operationDuration,
+      advice,
+    });
+    session = meter.createHistogram(OTEL_METRICS.sessionDuration.name, {
+      ...OTEL_METRICS.sessionDuration,
+      advice,
+    });
+    sessions = meter.createUpDownCounter(OTEL_METRICS.activeSessions.name, OTEL_METRICS.activeSessions);
     meter
-      .createObservableUpDownCounter(METRIC.activeRequests.name, METRIC.activeRequests)
+      .createObservableUpDownCounter(OTEL_METRICS.activeRequests.name, OTEL_METRICS.activeRequests)
       .addCallback((result) => result.observe(inFlight));
-    streams = meter.createUpDownCounter(METRIC.activeStreams.name, METRIC.activeStreams);
-    tasks = meter.createUpDownCounter(METRIC.tasks.name, METRIC.tasks);
-    health = meter.createGauge(METRIC.healthCheckStatus.name, METRIC.healthCheckStatus);
+    streams = meter.createUpDownCounter(OTEL_METRICS.activeStreams.name, OTEL_METRICS.activeStreams);
+    tasks = meter.createUpDownCounter(OTEL_METRICS.tasks.name, OTEL_METRICS.tasks);
+    health = meter.createGauge(OTEL_METRICS.healthCheckStatus.name, OTEL_METRICS.healthCheckStatus);
   }
   const prom = registry && {
     operation: registry.histogram(
-      METRIC.operationDuration.name,
-      METRIC.operationDuration.unit,
-      METRIC.operationDuration.description,
+      OTEL_METRICS.operationDuration.name,
+      OTEL_METRICS.operationDuration.unit,
+      OTEL_METRICS.operationDuration.description,
       DURATION_BUCKETS,
     ),
     session: registry.histogram(
-      METRIC.sessionDuration.name,
-      METRIC.sessionDuration.unit,
-      METRIC.sessionDuration.description,
+      OTEL_METRICS.sessionDuration.name,
+      OTEL_METRICS.sessionDuration.unit,
+      OTEL_METRICS.sessionDuration.description,
       DURATION_BUCKETS,
     ),
     sessions: registry.gauge(
-      METRIC.activeSessions.name,
-      METRIC.activeSessions.unit,
-      METRIC.activeSessions.description,
+      OTEL_METRICS.activeSessions.name,
+      OTEL_METRICS.activeSessions.unit,
+      OTEL_METRICS.activeSessions.description,
     ),
     requests: registry.gauge(
-      METRIC.activeRequests.name,
-      METRIC.activeRequests.unit,
-      METRIC.activeRequests.description,
+      OTEL_METRICS.activeRequests.name,
+      OTEL_METRICS.activeRequests.unit,
+      OTEL_METRICS.activeRequests.description,
     ),
     streams: registry.gauge(
-      METRIC.activeStreams.name,
-      METRIC.activeStreams.unit,
-      METRIC.activeStreams.description,
+      OTEL_METRICS.activeStreams.name,
+      OTEL_METRICS.activeStreams.unit,
+      OTEL_METRICS.activeStreams.description,
     ),
-    tasks: registry.gauge(METRIC.tasks.name, METRIC.tasks.unit, METRIC.tasks.description),
+    tasks: registry.gauge(OTEL_METRICS.tasks.name, OTEL_METRICS.tasks.unit, OTEL_METRICS.tasks.description),
     health: registry.settable(
-      METRIC.healthCheckStatus.name,
-      METRIC.healthCheckStatus.unit,
-      METRIC.healthCheckStatus.description,
+      OTEL_METRICS.healthCheckStatus.name,
+      OTEL_METRICS.healthCheckStatus.unit,
+      OTEL_METRICS.healthCheckStatus.description,
     ),
   };
   const none: Attributes = {};
@@ -540,10 +546,10 @@ function connection(
   sessionId: string | undefined,
   version: string | undefined,
 ): void {
-  attributes[ATTR.networkTransport] = http ? 'tcp' : 'pipe';
-  if (http) attributes[ATTR.networkProtocolName] = 'http';
-  if (sessionId !== undefined) attributes[ATTR.mcpSessionId] = sessionId;
-  if (version !== undefined) attributes[ATTR.mcpProtocolVersion] = version;
+  attributes[OTEL_ATTRIBUTES.networkTransport] = http ? 'tcp' : 'pipe';
+  if (http) attributes[OTEL_ATTRIBUTES.networkProtocolName] = 'http';
+  if (sessionId !== undefined) attributes[OTEL_ATTRIBUTES.mcpSessionId] = sessionId;
+  if (version !== undefined) attributes[OTEL_ATTRIBUTES.mcpProtocolVersion] = version;
 }
 
 /**
@@ -629,8 +635,8 @@ function inputRequiredMethods(outcome: ObservedOutcome): string[] | undefined {
 
 /** Marks a span failed: the error type, the JSON-RPC code when there is one, and ERROR status. */
 function markFailed(span: Span, failure: Failure): void {
-  span.setAttribute(ATTR.errorType, failure.type);
-  if (failure.code !== undefined) span.setAttribute(ATTR.rpcResponseStatusCode, failure.code);
+  span.setAttribute(OTEL_ATTRIBUTES.errorType, failure.type);
+  if (failure.code !== undefined) span.setAttribute(OTEL_ATTRIBUTES.rpcResponseStatusCode, failure.code);
   span.setStatus(
     failure.message === undefined
       ? { code: SpanStatusCode.ERROR }

@@ -88,3 +88,19 @@ export function entriesOf(reply: unknown): RedisStreamEntry[] {
   if (typeof reply === 'object') return Object.values(reply).flatMap((value) => entriesOf(value));
   return [];
 }
+
+/**
+ * Waits (polling every 25 ms) until `client` can run commands; `false` when `timeoutMs` passed or
+ * `stopped()` said to give up first. node-redis retries a lost connection forever: this bounds the wait.
+ */
+export async function untilReady(
+  client: { readonly isReady: boolean },
+  timeoutMs: number,
+  stopped: () => boolean,
+): Promise<boolean> {
+  for (let waited = 0; !client.isReady; waited += 25) {
+    if (waited >= timeoutMs || stopped()) return false;
+    await new Promise((wake) => setTimeout(wake, 25).unref());
+  }
+  return true;
+}

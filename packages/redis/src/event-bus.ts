@@ -2,12 +2,13 @@
 // own events locally at once, appends them to the stream, and reads everyone else's from the stream, from
 // the last entry it saw: a reconnect replays what it missed instead of losing it.
 import { randomUUID } from 'node:crypto';
+import { describeValue } from '@pier/core';
 import type { BusEvent, EventBus } from '@pier/core/transport';
-import { describeValue, InMemoryServerEventBus, messageOf } from '@pier/core/transport';
+import { InMemoryServerEventBus } from '@pier/core/transport';
 import { createRedisClient, entriesOf, type RedisClientLike } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
 import { type RedisHealthCheck, type RedisHealthCheckOptions, redisHealthCheck } from './health.js';
-import { optionChecks } from './option-checks.js';
+import { RedisOptionChecks } from './option-checks.js';
 
 /** Options of {@link redisEventBus}. Give `url` or `client`. */
 export interface RedisEventBusOptions {
@@ -460,46 +461,31 @@ function sleep(ms: number): Promise<void> {
 }
 
 function resolveOptions(options: RedisEventBusOptions): Resolved {
-  const issues: string[] = [];
-  if (options === null || typeof options !== 'object') {
-    throw new PierRedisError(
-      'REDIS_OPTIONS_INVALID',
-      `redisEventBus: options must be an object (got ${describeValue(options)})`,
-    );
-  }
+  const checks = new RedisOptionChecks('redisEventBus', options, [
+    'duplicate',
+    'xAdd',
+    'xRead',
+    'xRange',
+    'xRevRange',
+    'ping',
+    'on',
+  ]);
   const { url, client } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
-    // Never quote the URL: it may carry a password.
-    issues.push('url must be a redis:// or rediss:// URL');
-  }
-  if (client !== undefined) {
-    for (const method of ['duplicate', 'xAdd', 'xRead', 'xRange', 'xRevRange', 'ping', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function') {
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-      }
-    }
-  }
-  const { int, text } = optionChecks(issues);
-  for (const name of ['onGap', 'onerror'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function')
-      issues.push(`${name} must be a function`);
-  }
+  checks.callback('onGap', options.onGap);
+  checks.callback('onerror', options.onerror);
   const resolved: Resolved = {
     ...(url !== undefined && { url }),
     ...(client !== undefined && { client }),
-    stream: text('stream', options.stream, 'pier:events'),
-    maxLength: int('maxLength', options.maxLength, 10_000, 1),
-    maxQueued: int('maxQueued', options.maxQueued, 1_000, 0),
-    blockMs: int('blockMs', options.blockMs, 1_000, 1),
-    nodeId: text('nodeId', options.nodeId, randomUUID()),
+    stream: checks.text('stream', options.stream, 'pier:events'),
+    maxLength: checks.int('maxLength', options.maxLength, 10_000, 1),
+    maxQueued: checks.int('maxQueued', options.maxQueued, 1_000, 0),
+    blockMs: checks.int('blockMs', options.blockMs, 1_000, 1),
+    nodeId: checks.text('nodeId', options.nodeId, randomUUID()),
     ...(options.onGap !== undefined && { onGap: options.onGap }),
     ...(options.onerror !== undefined && { onerror: options.onerror }),
   };
   if (resolved.blockMs >= 5_000)
-    issues.push('blockMs must be below 5000 (node-redis fails commands after 5 s)');
-  if (issues.length > 0) {
-    throw new PierRedisError('REDIS_OPTIONS_INVALID', `redisEventBus: ${issues.join('; ')}`);
-  }
+    checks.add('blockMs must be below 5000 (node-redis fails commands after 5 s)');
+  checks.done();
   return resolved;
 }

@@ -7,6 +7,8 @@ it('@pier/redis exports exactly its allow-list', () => {
     'PierRedisError',
     'redisEventBus',
     'redisHealthCheck',
+    'redisKeyValueStore',
+    'redisRequestStateKeys',
     'redisSessionRelay',
     'redisTaskStore',
   ]);

@@ -1,7 +1,7 @@
 // A `redis` check for @pier/plugin-health, shaped like its HealthCheckDefinition without importing it.
-import { messageOf } from '@pier/core/transport';
+
 import type { RedisClientLike } from './client.js';
-import { PierRedisError } from './errors.js';
+import { messageOf, PierRedisError } from './errors.js';
 
 /** Options of {@link redisHealthCheck} and `bus.healthCheck()`. */
 export interface RedisHealthCheckOptions {

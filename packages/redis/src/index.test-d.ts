@@ -1,4 +1,4 @@
-import type { TaskStore } from '@pier/core';
+import type { KeyValueStore, TaskStore } from '@pier/core';
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import type { SessionRelay } from '@pier/transport-http';
@@ -6,9 +6,11 @@ import { createClient } from '@redis/client';
 import { expectTypeOf } from 'vitest';
 import {
   type RedisClientLike,
+  type RedisKeyValueClientLike,
   type RedisSessionClientLike,
   type RedisTaskClientLike,
   redisEventBus,
+  redisKeyValueStore,
   redisSessionRelay,
   redisTaskStore,
 } from './index.js';
@@ -27,3 +29,7 @@ expectTypeOf(redisSessionRelay({ url: 'redis://127.0.0.1:6379' })).toExtend<Sess
 // The task store runs on a node-redis v6 client as it is too, and is core's TaskStore.
 expectTypeOf(createClient()).toExtend<RedisTaskClientLike>();
 expectTypeOf(redisTaskStore({ url: 'redis://127.0.0.1:6379' })).toExtend<TaskStore>();
+
+// The key-value store runs on a node-redis v6 client as it is, and is core's KeyValueStore.
+expectTypeOf(createClient()).toExtend<RedisKeyValueClientLike>();
+expectTypeOf(redisKeyValueStore({ url: 'redis://127.0.0.1:6379' })).toExtend<KeyValueStore>();

@@ -13,6 +13,18 @@ export {
   redisHealthCheck,
 } from './health.js';
 export {
+  type RedisKeyValueClientLike,
+  type RedisKeyValueStore,
+  type RedisKeyValueStoreOptions,
+  redisKeyValueStore,
+} from './kv-store.js';
+export {
+  type RedisKeysClientLike,
+  type RedisRequestStateKeys,
+  type RedisRequestStateKeysOptions,
+  redisRequestStateKeys,
+} from './request-state-keys.js';
+export {
   type RedisSessionClientLike,
   type RedisSessionRelay,
   type RedisSessionRelayOptions,

@@ -10,10 +10,10 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { describeValue, messageOf } from '@pier/core/transport';
+import { describeValue } from '@pier/core';
 import { createRedisClient } from './client.js';
-import { PierRedisError } from './errors.js';
-import { optionChecks } from './option-checks.js';
+import { messageOf, PierRedisError } from './errors.js';
+import { RedisOptionChecks } from './option-checks.js';
 
 /**
  * What the session relay calls on a Redis client: `createClient()` of `@redis/client` v6 satisfies it, and
@@ -460,49 +460,25 @@ function principalHash(principal: string | undefined): string {
 }
 
 function resolveOptions(options: RedisSessionRelayOptions): Resolved {
-  if (options === null || typeof options !== 'object') {
-    throw new PierRedisError(
-      'REDIS_OPTIONS_INVALID',
-      `redisSessionRelay: options must be an object (got ${describeValue(options)})`,
-    );
-  }
-  const issues: string[] = [];
+  const checks = new RedisOptionChecks('redisSessionRelay', options, ['get', 'eval', 'connect', 'on']);
   const { url, client, advertiseUrl } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
-    // Never quote the URL: it may carry a password.
-    issues.push('url must be a redis:// or rediss:// URL');
-  }
-  if (client !== undefined) {
-    for (const method of ['get', 'eval', 'connect', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function') {
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-      }
-    }
-  }
   if (
     advertiseUrl !== undefined &&
     (typeof advertiseUrl !== 'string' || !/^https?:\/\/[^/]/.test(advertiseUrl))
   ) {
-    issues.push(
-      `advertiseUrl must be an http(s) URL of this replica's MCP endpoint (got ${describeValue(advertiseUrl)})`,
-    );
+    checks.expect('advertiseUrl', "an http(s) URL of this replica's MCP endpoint", advertiseUrl);
   }
-  const { int, text } = optionChecks(issues);
-  if (options.onerror !== undefined && typeof options.onerror !== 'function')
-    issues.push('onerror must be a function');
+  checks.callback('onerror', options.onerror);
   const resolved: Resolved = {
     ...(url !== undefined && { url }),
     ...(client !== undefined && { client }),
     ...(advertiseUrl !== undefined && { advertiseUrl }),
-    prefix: text('prefix', options.prefix, 'pier:session:'),
-    recordTtlMs: int('recordTtlMs', options.recordTtlMs, 30_000, 300),
-    connectTimeoutMs: int('connectTimeoutMs', options.connectTimeoutMs, 2_000, 1),
-    nodeId: text('nodeId', options.nodeId, randomUUID()),
+    prefix: checks.text('prefix', options.prefix, 'pier:session:'),
+    recordTtlMs: checks.int('recordTtlMs', options.recordTtlMs, 30_000, 300),
+    connectTimeoutMs: checks.int('connectTimeoutMs', options.connectTimeoutMs, 2_000, 1),
+    nodeId: checks.text('nodeId', options.nodeId, randomUUID()),
     ...(options.onerror !== undefined && { onerror: options.onerror }),
   };
-  if (issues.length > 0) {
-    throw new PierRedisError('REDIS_OPTIONS_INVALID', `redisSessionRelay: ${issues.join('; ')}`);
-  }
+  checks.done();
   return resolved;
 }

@@ -3,9 +3,10 @@
 // (atomic compare-and-set, expiry at the task's own `expiresAt`), and one pub/sub channel telling every
 // replica which task changed: the replica running a task's handler learns of a cancel made elsewhere.
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
-import { describeValue, messageOf } from '@pier/core/transport';
-import { createRedisClient } from './client.js';
-import { PierRedisError } from './errors.js';
+import { describeValue } from '@pier/core';
+import { createRedisClient, untilReady } from './client.js';
+import { messageOf, PierRedisError } from './errors.js';
+import { RedisOptionChecks } from './option-checks.js';
 
 /**
  * What the task store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
@@ -218,14 +219,11 @@ class HashTaskStore implements RedisTaskStore {
       throw new PierRedisError('REDIS_TASK_STORE_FAILED', `task store: ${what} after close()`);
     const client = await this.#client;
     const { connectTimeoutMs } = this.#options;
-    for (let waited = 0; !client.isReady; waited += 25) {
-      if (waited >= connectTimeoutMs || this.#closed) {
-        throw new PierRedisError(
-          'REDIS_TASK_STORE_FAILED',
-          `task store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
-        );
-      }
-      await sleep(25);
+    if (!(await untilReady(client, connectTimeoutMs, () => this.#closed))) {
+      throw new PierRedisError(
+        'REDIS_TASK_STORE_FAILED',
+        `task store: ${what} failed: not connected to Redis (waited ${connectTimeoutMs} ms)`,
+      );
     }
     try {
       return await client.eval(script, { keys, arguments: args });
@@ -323,37 +321,22 @@ function serialize(task: TaskRecord): string {
 }
 
 function resolveOptions(options: RedisTaskStoreOptions): Resolved {
-  if (options === null || typeof options !== 'object') {
-    throw new PierRedisError(
-      'REDIS_OPTIONS_INVALID',
-      `redisTaskStore: options must be an object (got ${describeValue(options)})`,
-    );
-  }
-  const issues: string[] = [];
-  const { url, client, prefix, onerror } = options;
-  if ((url === undefined) === (client === undefined)) issues.push('give exactly one of url and client');
-  // Never quote the URL: it may carry a password.
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url)))
-    issues.push('url must be a redis:// or rediss:// URL');
-  if (client !== undefined) {
-    for (const method of ['duplicate', 'connect', 'eval', 'subscribe', 'on'] as const) {
-      if (typeof (client as unknown as Record<string, unknown>)?.[method] !== 'function')
-        issues.push(`client must have a ${method}() method (a node-redis v6 client, or an adapter)`);
-    }
-  }
-  if (prefix !== undefined && (typeof prefix !== 'string' || prefix === ''))
-    issues.push(`prefix must be a non-empty string (got ${describeValue(prefix)})`);
-  if (onerror !== undefined && typeof onerror !== 'function') issues.push('onerror must be a function');
-  const { connectTimeoutMs = 2_000 } = options;
-  if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs < 0)
-    issues.push(`connectTimeoutMs must be an integer ≥ 0 (got ${describeValue(connectTimeoutMs)})`);
-  if (issues.length > 0)
-    throw new PierRedisError('REDIS_OPTIONS_INVALID', `redisTaskStore: ${issues.join('; ')}`);
-  return {
-    prefix: prefix ?? 'pier:task:',
-    connectTimeoutMs,
+  const checks = new RedisOptionChecks('redisTaskStore', options, [
+    'duplicate',
+    'connect',
+    'eval',
+    'subscribe',
+    'on',
+  ]);
+  const { url, client, onerror } = options;
+  checks.callback('onerror', onerror);
+  const resolved: Resolved = {
+    prefix: checks.text('prefix', options.prefix, 'pier:task:'),
+    connectTimeoutMs: checks.int('connectTimeoutMs', options.connectTimeoutMs, 2_000, 0),
     ...(url !== undefined && { url }),
     ...(client !== undefined && { client }),
     ...(onerror !== undefined && { onerror }),
   };
+  checks.done();
+  return resolved;
 }

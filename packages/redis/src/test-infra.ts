@@ -120,7 +120,7 @@ export interface LoadBalancer {
 /**
  * HAProxy round-robin over `backends` (name → port), health-checked on `/health/ready`, answering with an
  * `X-Pier-Replica` header naming the server it picked (test only). `sticky` adds the stick table on
- * `Mcp-Session-Id` that the README documents.
+ * `Mcp-Session-Id` that the documentation site's @pier/redis page documents.
  */
 export async function startHaproxy(
   backends: Readonly<Record<string, number>>,
@@ -153,7 +153,7 @@ export async function startHaproxy(
   return { url, stop: () => stopChild(child) };
 }
 
-/** The configuration the README shows, with the test's ports. */
+/** The configuration docs/packages/redis.md shows, with the test's ports. */
 export function haproxyConfig(
   port: number,
   backends: Readonly<Record<string, number>>,

@@ -1,7 +1,14 @@
 // Test helper (excluded from the build): N Pier replicas of one server in this process, each with its own
 // Redis connections (or the default in-memory bus), as N processes would have.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createServer, defineResource, defineServer, defineTool, type PierServer } from '@pier/core';
+import {
+  createServer,
+  defineResource,
+  defineServer,
+  defineTool,
+  type PierServer,
+  type RequestStateOptions,
+} from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
 import { httpTransport } from '@pier/transport-http';
 import { type RedisEventBus, type RedisTaskStore, redisEventBus, redisTaskStore } from './index.js';
@@ -34,10 +41,15 @@ export async function startReplicas(
     stream?: string;
     /** With `redisUrl`: tasks in Redis under this prefix. */
     taskPrefix?: string;
+    /** Each replica's `requestState` option (instead of `sharedKey`). */
+    requestState?: (name: string) => RequestStateOptions | Promise<RequestStateOptions>;
+    /** The first replica's name is `r<first>` (for replicas started later). Default 1. */
+    first?: number;
   } = {},
 ): Promise<Replica[]> {
   const replicas: Replica[] = [];
-  for (let index = 1; index <= count; index++) {
+  const first = options.first ?? 1;
+  for (let index = first; index < first + count; index++) {
     const name = `r${index}`;
     const bus =
       options.redisUrl === undefined
@@ -119,7 +131,9 @@ export async function startReplicas(
         logStream: { write: () => true },
         ...(bus && { eventBus: bus }),
         tasks: { ttlMs: 60_000, pollIntervalMs: 50, ...(tasks && { store: tasks }) },
-        ...(options.sharedKey !== false && { requestState: { key: SHARED_KEY } }),
+        ...(options.requestState !== undefined
+          ? { requestState: await options.requestState(name) }
+          : options.sharedKey !== false && { requestState: { key: SHARED_KEY } }),
         plugins: [healthPlugin({ checks: bus ? [bus.healthCheck()] : [] })],
       },
     );

@@ -1,3 +1,5 @@
+import { PierError } from '@pier/core';
+
 /**
  * Stable codes of {@link TestingError}; branch on these, not on messages.
  *
@@ -10,25 +12,14 @@
  */
 export type TestingErrorCode = 'OPTIONS_INVALID' | 'CONNECT_FAILED' | 'PROCESS_FAILED' | 'TIMEOUT';
 
-/** The one error class of `@pier/testing`, with a stable `code`. */
-export class TestingError extends Error {
+/** The one error class of `@pier/testing`: a `PierError` with a stable `code`. */
+export class TestingError extends PierError<TestingErrorCode> {
   override readonly name = 'TestingError';
-  readonly code: TestingErrorCode;
-
-  constructor(code: TestingErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
-/** A short, safe description of a bad value for an error message (never the whole value). */
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.length > 40 ? `"${value.slice(0, 40)}…"` : `"${value}"`;
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'function') return 'a function';
-  return String(value);
+/** What `OptionIssues.throwIfAny` makes of the problems found in options. */
+export function optionsError(message: string, issues: readonly string[]): TestingError {
+  return new TestingError('OPTIONS_INVALID', message, { issues });
 }
 
 export function messageOf(error: unknown): string {

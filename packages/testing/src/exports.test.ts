@@ -3,5 +3,13 @@ import { expect, it } from 'vitest';
 import * as entry0 from './index.js';
 
 it('@pier/testing exports exactly its allow-list', () => {
-  expect(Object.keys(entry0).sort()).toEqual(['ERAS', 'TestingError', 'closeAll', 'connect', 'spawnServer']);
+  expect(Object.keys(entry0).sort()).toEqual([
+    'ERAS',
+    'MATRIX_MODES',
+    'TestingError',
+    'closeAll',
+    'connect',
+    'eraMatrix',
+    'spawnServer',
+  ]);
 });

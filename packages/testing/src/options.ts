@@ -8,8 +8,9 @@ import type {
   Root,
 } from '@modelcontextprotocol/client';
 import type { PierServer, StreamableHttpListenOptions } from '@pier/core';
+import { describeValue, OptionIssues } from '@pier/core';
 import { ERAS, type Era } from './eras.js';
-import { describe, TestingError } from './errors.js';
+import { optionsError } from './errors.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
@@ -47,63 +48,64 @@ export interface CheckedConnectOptions {
 
 /** Throws a `TestingError` (`OPTIONS_INVALID`) naming every problem; returns the options with defaults. */
 export function validateConnectOptions(target: unknown, options: ConnectOptions): CheckedConnectOptions {
-  const issues: string[] = [];
+  const issues = new OptionIssues('connect');
   if (typeof options !== 'object' || options === null) {
-    throw invalid([`options must be an object (got ${describe(options)})`]);
+    issues.expect('options', 'an object', options);
+    issues.throwNow(optionsError);
   }
   const isUrl = typeof target === 'string' || target instanceof URL;
   if (isUrl) {
     if (!/^https?:\/\//.test(String(target)) || !URL.canParse(String(target))) {
-      issues.push(`the target must be a PierServer or an http(s) URL (got ${describe(String(target))})`);
+      issues.add(`the target must be a PierServer or an http(s) URL (got ${describeValue(String(target))})`);
     }
   } else if (!isPierServer(target)) {
-    issues.push(
-      `the target must be a PierServer (from createServer) or an http(s) URL (got ${describe(target)})`,
+    issues.add(
+      `the target must be a PierServer (from createServer) or an http(s) URL (got ${describeValue(target)})`,
     );
   }
 
   for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) issues.push(`unknown option "${key}"; known options: ${KNOWN.join(', ')}`);
+    if (!KNOWN.includes(key)) issues.add(`unknown option "${key}"; known options: ${KNOWN.join(', ')}`);
   }
   const era = options.era ?? '2026-07-28';
   if (!(ERAS as readonly string[]).includes(era) && era !== 'auto') {
-    issues.push(`era must be ${ERAS.join(', ')} or auto (got ${describe(era)})`);
+    issues.add(`era must be ${ERAS.join(', ')} or auto (got ${describeValue(era)})`);
   }
   const transport = options.transport ?? (isUrl ? 'http' : 'memory');
   if (transport !== 'memory' && transport !== 'http') {
-    issues.push(`transport must be memory or http (got ${describe(transport)})`);
+    issues.add(`transport must be memory or http (got ${describeValue(transport)})`);
   }
   if (isUrl && transport === 'memory') {
-    issues.push('transport memory needs a PierServer: a URL can only be reached over http');
+    issues.add('transport memory needs a PierServer: a URL can only be reached over http');
   }
   if (options.http !== undefined) {
     if (typeof options.http !== 'object' || options.http === null) {
-      issues.push(`http must be an object of listen options (got ${describe(options.http)})`);
+      issues.add(`http must be an object of listen options (got ${describeValue(options.http)})`);
     } else if (transport !== 'http' || isUrl) {
-      issues.push('http options apply only when connect starts a PierServer over http');
+      issues.add('http options apply only when connect starts a PierServer over http');
     } else if (isPierServer(target) && target.address !== undefined) {
-      issues.push(`http options cannot apply: the server already listens on ${target.address.url}`);
+      issues.add(`http options cannot apply: the server already listens on ${target.address.url}`);
     }
   }
   if (transport === 'http' && isPierServer(target) && target.address?.transport === 'stdio') {
-    issues.push(
+    issues.add(
       'transport http: the server already listens on stdio, where a client in this process cannot reach it',
     );
   }
   for (const key of ['onElicit', 'onSample'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') {
-      issues.push(`${key} must be a function (got ${describe(options[key])})`);
+      issues.add(`${key} must be a function (got ${describeValue(options[key])})`);
     }
   }
   const { roots } = options;
   if (roots !== undefined && typeof roots !== 'function') {
     if (!Array.isArray(roots)) {
-      issues.push(`roots must be an array of { uri, name? } or a function (got ${describe(roots)})`);
+      issues.add(`roots must be an array of { uri, name? } or a function (got ${describeValue(roots)})`);
     } else {
       roots.forEach((root: unknown, index) => {
         const uri = (root as { uri?: unknown } | null)?.uri;
         if (typeof uri !== 'string' || !uri.startsWith('file://')) {
-          issues.push(`roots[${index}].uri must be a file:// URI (got ${describe(uri)})`);
+          issues.add(`roots[${index}].uri must be a file:// URI (got ${describeValue(uri)})`);
         }
       });
     }
@@ -116,13 +118,13 @@ export function validateConnectOptions(target: unknown, options: ConnectOptions)
       typeof info.name !== 'string' ||
       typeof info.version !== 'string')
   ) {
-    issues.push(`clientInfo must be { name: string, version: string } (got ${describe(info)})`);
+    issues.add(`clientInfo must be { name: string, version: string } (got ${describeValue(info)})`);
   }
   const timeoutMs = options.timeoutMs ?? 10_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-    issues.push(`timeoutMs must be a whole number of milliseconds > 0 (got ${describe(timeoutMs)})`);
+    issues.add(`timeoutMs must be a whole number of milliseconds > 0 (got ${describeValue(timeoutMs)})`);
   }
-  if (issues.length > 0) throw invalid(issues);
+  issues.throwIfAny(optionsError);
   return { era, transport, timeoutMs };
 }
 
@@ -135,12 +137,4 @@ function isPierServer(value: unknown): value is PierServer {
     typeof server.listen === 'function' &&
     typeof server.notifyResourceUpdated === 'function'
   );
-}
-
-function invalid(issues: readonly string[]): TestingError {
-  const message =
-    issues.length === 1
-      ? `connect: ${issues[0]}`
-      : `connect: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
-  return new TestingError('OPTIONS_INVALID', message);
 }

@@ -1,7 +1,9 @@
 // spawnServer(): a server as its own process (the built app, as a deployment runs it), over HTTP on
 // the port it chose, with its output collected and a bounded wait for the URL it prints.
+
 import { type ChildProcess, spawn } from 'node:child_process';
-import { describe, TestingError } from './errors.js';
+import { describeValue } from '@pier/core';
+import { TestingError } from './errors.js';
 import { track, untrack } from './registry.js';
 
 /** Options of {@link spawnServer}. */
@@ -53,19 +55,19 @@ export async function spawnServer(
   if (typeof command !== 'string' || command === '') {
     throw new TestingError(
       'OPTIONS_INVALID',
-      `spawnServer: command must be a non-empty string (got ${describe(command)})`,
+      `spawnServer: command must be a non-empty string (got ${describeValue(command)})`,
     );
   }
   if (!(urlPattern instanceof RegExp)) {
     throw new TestingError(
       'OPTIONS_INVALID',
-      `spawnServer: urlPattern must be a RegExp (got ${describe(urlPattern)})`,
+      `spawnServer: urlPattern must be a RegExp (got ${describeValue(urlPattern)})`,
     );
   }
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
     throw new TestingError(
       'OPTIONS_INVALID',
-      `spawnServer: timeoutMs must be a whole number > 0 (got ${describe(timeoutMs)})`,
+      `spawnServer: timeoutMs must be a whole number > 0 (got ${describeValue(timeoutMs)})`,
     );
   }
   const child = spawn(command, [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });

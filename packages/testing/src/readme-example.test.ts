@@ -1,4 +1,4 @@
-// The README's example, run as written (only the imports differ: the package's own sources).
+// The example of the docs site's @pier/testing page (docs/samples/testing/weather.test.ts), run with the package's own sources.
 import { createServer, defineServer, defineTool } from '@pier/core';
 import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';

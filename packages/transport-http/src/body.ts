@@ -1,16 +1,9 @@
+// Node's side of request bodies: read under a limit, `Expect: 100-continue`, and a 413 that the client gets
+// to read (the rest of the body discarded first).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JSONRPC } from './json-errors.js';
+import { type BodyRead, DISCARD_LIMIT_BYTES, type HeaderMap } from './exchange.js';
 
-/** The outcome of reading a request body under a size limit. */
-export type BodyResult =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
-
-/**
- * After a 413, this much more of the body is read and thrown away so that the client, still sending,
- * gets to read the answer instead of a connection reset; past it the connection is cut.
- */
-export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+type BodyResult = BodyRead;
 
 const TOO_LARGE: BodyResult = { ok: false, reason: 'too-large' };
 const ABORTED: BodyResult = { ok: false, reason: 'aborted' };
@@ -96,24 +89,10 @@ function awaitsContinue(req: IncomingMessage): boolean {
 export function refuseOversizedBody(
   req: IncomingMessage,
   res: ServerResponse,
-  limit: number,
-  headers: Readonly<Record<string, string>> = {},
+  body: string,
+  headers: HeaderMap,
 ): void {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    error: {
-      code: JSONRPC.serverError,
-      message: `Payload Too Large: request body must not exceed ${limit} bytes`,
-    },
-    id: null,
-  });
-  res.writeHead(413, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    connection: 'close',
-  });
+  res.writeHead(413, { ...headers, connection: 'close' });
   // Written but not ended: ending now would close the socket while the client is still sending.
   res.write(body);
   if (req.readableEnded || req.destroyed || awaitsContinue(req)) {

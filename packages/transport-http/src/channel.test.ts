@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Channel, MAX_BUFFERED_BYTES, SSE_KEEP_ALIVE_MS } from './channel.js';
-import type { Exchange } from './drain.js';
+import { Channel, SSE_KEEP_ALIVE_MS } from './channel.js';
+import { ExchangeTracker } from './exchange.js';
+import { MAX_BUFFERED_BYTES, NodeExchange } from './node-exchange.js';
 
 /** Just enough of a ServerResponse to watch what a channel writes. */
 class FakeResponse extends EventEmitter {
@@ -12,6 +13,15 @@ class FakeResponse extends EventEmitter {
   ended = false;
   destroyed = false;
   writableLength = 0;
+  get headersSent() {
+    return this.status !== 0;
+  }
+  get writableEnded() {
+    return this.ended;
+  }
+  get writableFinished() {
+    return this.ended;
+  }
   destroy() {
     this.destroyed = true;
     this.emit('close');
@@ -35,13 +45,9 @@ class FakeResponse extends EventEmitter {
 
 function channel(onDisconnect = () => {}) {
   const res = new FakeResponse();
-  const exchange: Exchange = { longLived: false, end: undefined };
-  const created = new Channel(
-    res as unknown as ServerResponse,
-    { 'mcp-session-id': 's' },
-    exchange,
-    onDisconnect,
-  );
+  const req = { method: 'POST', url: '/mcp', headers: {} } as unknown as IncomingMessage;
+  const exchange = new NodeExchange(req, res as unknown as ServerResponse, new ExchangeTracker());
+  const created = new Channel(exchange, { 'mcp-session-id': 's' }, onDisconnect);
   return { res, exchange, channel: created };
 }
 
@@ -105,9 +111,9 @@ describe('Channel', () => {
   it('tells the transport when the client leaves early, and lets the drain end it', () => {
     let left = 0;
     const { res, exchange } = channel(() => left++);
-    expect(exchange.end).toEqual(expect.any(Function));
+    expect(exchange.endStream).toEqual(expect.any(Function));
     res.emit('close');
     expect(left).toBe(1);
-    expect(exchange.end).toBeUndefined();
+    expect(exchange.endStream).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { Exchange } from './drain.js';
+import type { HeaderMap, HttpExchange } from './exchange.js';
+import { jsonHeaders } from './json-errors.js';
 
 /** Interval of the SSE keep-alive comment: proxies commonly cut a connection idle for 30–60 s. */
 export const SSE_KEEP_ALIVE_MS = 15_000;
@@ -8,54 +7,37 @@ export const SSE_KEEP_ALIVE_MS = 15_000;
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 
 /**
- * A client that stops reading while the server keeps sending would make node buffer without end: past
- * this much unsent data the stream is cut (a resumable client reconnects and replays what it missed).
- */
-export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
-
-/**
- * One HTTP response of the 2025-era transport, answered node-natively: a single JSON body when everything
- * to say is known at once, or an SSE stream as soon as something has to be said before the end (a progress
- * notification, a server-to-client request, a resumable stream). No web streams in between.
+ * One HTTP response of an MCP exchange: a single JSON body when everything to say is known at once, or an
+ * SSE stream as soon as something has to be said before the end (a progress notification, a
+ * server-to-client request, a resumable stream).
  */
 export class Channel {
-  readonly #res: ServerResponse;
-  readonly #headers: Record<string, string>;
+  readonly #exchange: HttpExchange;
+  readonly #headers: HeaderMap;
   #sse = false;
   #ended = false;
-  #keepAlive: NodeJS.Timeout | undefined;
-  #corked: Socket | undefined;
-  readonly #uncork = () => {
-    const socket = this.#corked;
-    this.#corked = undefined;
-    socket?.uncork();
-  };
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
 
   /**
-   * @param headers sent with the status line either way (the session id, CORS headers are set on `res`).
+   * @param headers sent with the status line either way (the session id; CORS headers are set already).
    * @param onDisconnect called once if the client goes away before the response ended.
    */
-  constructor(
-    res: ServerResponse,
-    headers: Record<string, string>,
-    exchange: Exchange,
-    onDisconnect: () => void,
-  ) {
-    this.#res = res;
+  constructor(exchange: HttpExchange, headers: HeaderMap, onDisconnect: () => void) {
+    this.#exchange = exchange;
     this.#headers = headers;
-    exchange.end = () => this.end();
-    res.once('close', () => {
+    exchange.endStream = () => this.end();
+    exchange.onClose(() => {
       const early = !this.#ended;
       this.#ended = true;
       this.#stopKeepAlive();
-      exchange.end = undefined;
+      exchange.endStream = undefined;
       if (early) onDisconnect();
     });
   }
 
   /** Whether the response can still carry something. */
   get open(): boolean {
-    return !this.#ended && !this.#res.destroyed;
+    return !this.#ended && this.#exchange.writable;
   }
 
   /** Whether the response is (or has become) an SSE stream. */
@@ -67,15 +49,16 @@ export class Channel {
   stream(): void {
     if (this.#sse || this.#ended) return;
     this.#sse = true;
-    this.#res.writeHead(200, {
+    this.#exchange.startStream({
       ...this.#headers,
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
     });
-    this.#res.flushHeaders();
-    this.#keepAlive = setInterval(() => this.#write(KEEP_ALIVE_FRAME), SSE_KEEP_ALIVE_MS);
-    this.#keepAlive.unref();
+    const keepAlive = setInterval(() => this.#write(KEEP_ALIVE_FRAME), SSE_KEEP_ALIVE_MS);
+    // Node and Bun: the timer must not keep the process alive on its own (Deno and Workers have no unref).
+    (keepAlive as { unref?: () => void }).unref?.();
+    this.#keepAlive = keepAlive;
   }
 
   /** Writes one SSE event (upgrading the response to a stream if needed). */
@@ -96,20 +79,15 @@ export class Channel {
 
   /** Answers with one JSON body (only before anything was streamed). */
   json(status: number, body: string): void {
-    this.respond(
-      status,
-      { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      body,
-    );
+    this.respond(status, jsonHeaders(body), body);
   }
 
   /** Answers with `body` and these headers, besides the channel's own (only before anything was streamed). */
-  respond(status: number, headers: Readonly<Record<string, string>>, body: string): void {
+  respond(status: number, headers: HeaderMap, body: string): void {
     if (!this.open) return;
     if (this.#sse) throw new Error('Channel: a JSON body cannot follow an SSE stream');
     this.#ended = true;
-    this.#res.writeHead(status, { ...this.#headers, ...headers });
-    this.#res.end(body);
+    this.#exchange.respond(status, { ...this.#headers, ...headers }, body);
   }
 
   /** Ends the response: the end of an SSE stream, or an empty stream when nothing was sent yet. */
@@ -118,20 +96,11 @@ export class Channel {
     this.stream();
     this.#ended = true;
     this.#stopKeepAlive();
-    this.#res.end();
+    this.#exchange.end();
   }
 
   #write(frame: string): void {
-    if (this.#corked === undefined && this.#res.socket !== null) {
-      // Frames produced in the same tick (the result and the end that follows it) leave in one write.
-      // The socket is corked, not the response: Node 24's response-level cork sends the end of a chunked
-      // body before the data corked ahead of it.
-      this.#corked = this.#res.socket;
-      this.#corked.cork();
-      process.nextTick(this.#uncork);
-    }
-    this.#res.write(frame);
-    if (this.#res.writableLength > MAX_BUFFERED_BYTES) this.#res.destroy();
+    this.#exchange.write(frame);
   }
 
   #stopKeepAlive(): void {

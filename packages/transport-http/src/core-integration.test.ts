@@ -22,10 +22,7 @@ const readiness: PierPlugin = {
     ctx.addRoute({
       method: 'GET',
       path: '/ready',
-      handler: (_req, res) => {
-        res.writeHead(ctx.state === 'ready' ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ state: ctx.state }));
-      },
+      handler: () => Response.json({ state: ctx.state }, { status: ctx.state === 'ready' ? 200 : 503 }),
     });
   },
 };

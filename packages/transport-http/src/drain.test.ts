@@ -44,10 +44,9 @@ function readinessRoute(state: () => string): HttpRoute {
   return {
     method: 'GET',
     path: '/ready',
-    handler: (_req, res) => {
+    handler: () => {
       const ready = state() === 'ready';
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: ready ? 'ready' : 'shutting_down' }));
+      return Response.json({ status: ready ? 'ready' : 'shutting_down' }, { status: ready ? 200 : 503 });
     },
   };
 }
@@ -256,10 +255,7 @@ describe('keep-alive connections while draining', () => {
   const pingRoute: HttpRoute = {
     method: 'GET',
     path: '/ping',
-    handler: (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '4' });
-      res.end('pong');
-    },
+    handler: () => new Response('pong', { headers: { 'content-type': 'text/plain' } }),
   };
   const ping = 'GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n';
   const mcp = modernRequest('tools/list');
@@ -296,12 +292,11 @@ describe('keep-alive connections while draining', () => {
     const slow: HttpRoute = {
       method: 'GET',
       path: '/slow',
-      handler: (_req, res) => {
+      handler: () => {
         answered = true;
-        answer = () => {
-          res.writeHead(200, { 'content-length': '2' });
-          res.end('ok');
-        };
+        return new Promise<Response>((resolve) => {
+          answer = () => resolve(new Response('ok'));
+        });
       },
     };
     server = await startTestServer({}, { routes: [slow], internals: delay });

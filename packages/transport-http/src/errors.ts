@@ -1,3 +1,5 @@
+import { PierError } from '@pier/core';
+
 /** Stable codes of {@link HttpTransportError}; branch on these, not on messages. */
 export type HttpTransportErrorCode =
   /** An option of `listen({ transport: 'streamable-http', ... })` is invalid; `issues` names each one. */
@@ -6,21 +8,20 @@ export type HttpTransportErrorCode =
   | 'HTTP_LISTEN_FAILED';
 
 /**
- * The one error class of `@pier/transport-http`. `startHttpTransport` rejects with it when its options are
- * invalid or the address cannot be bound; `issues` lists every problem found.
+ * The one error class of `@pier/transport-http`, a `PierError`. `httpTransport`, `createFetchHandler` and
+ * `createNodeHandler` throw it when their options are invalid (`issues` lists every problem found), and
+ * `listen()` rejects with it when the address cannot be bound.
  */
-export class HttpTransportError extends Error {
+export class HttpTransportError extends PierError<HttpTransportErrorCode> {
   override readonly name = 'HttpTransportError';
-  readonly code: HttpTransportErrorCode;
-  readonly issues: readonly string[];
+}
 
-  constructor(code: HttpTransportErrorCode, issues: readonly string[], options?: { cause?: unknown }) {
-    const summary =
-      issues.length === 1
-        ? `streamable-http: ${issues[0]}`
-        : `streamable-http: ${issues.length} problems:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`;
-    super(summary, options);
-    this.code = code;
-    this.issues = Object.freeze([...issues]);
-  }
+/** What `OptionIssues.throwIfAny` makes of the problems found in a transport's options. */
+export function optionsError(message: string, issues: readonly string[]): HttpTransportError {
+  return new HttpTransportError('HTTP_OPTIONS_INVALID', message, { issues });
+}
+
+/** The message of anything thrown, for a log line. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -22,3 +22,20 @@ test('options are checked at compile time', () => {
   // @ts-expect-error cors needs its origins
   transport.httpTransport({ cors: { maxAgeSeconds: 60 } });
 });
+
+test('a Pier server is what the handlers serve; the fetch handler is web-standard', async () => {
+  const { createServer, defineServer } = await import('@pier/core');
+  const { createFetchHandler } = await import('./fetch.js');
+  const server = createServer(defineServer({ name: 'typed', version: '1.0.0' }));
+  const handler = createFetchHandler(server, { basePath: '/api' });
+  expectTypeOf(handler.fetch).toEqualTypeOf<(request: Request) => Promise<Response>>();
+  expectTypeOf(handler.handle).returns.toEqualTypeOf<Promise<Response | undefined>>();
+  const node = transport.createNodeHandler(server);
+  expectTypeOf(node).parameters.toEqualTypeOf<
+    [import('node:http').IncomingMessage, import('node:http').ServerResponse, ((error?: unknown) => void)?]
+  >();
+  // @ts-expect-error the listener's port is no handler option: the application owns the socket
+  transport.createNodeHandler(server, { port: 3000 });
+  // @ts-expect-error a session relay forwards node requests: not on the fetch handler
+  createFetchHandler(server, { sessionRelay: {} as never });
+});

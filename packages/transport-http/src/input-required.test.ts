@@ -413,7 +413,7 @@ describe('bound to the principal', () => {
       setup: (ctx) =>
         ctx.setAuthenticator({
           authenticate(req) {
-            const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+            const token = /^Bearer (\w+)$/.exec(req.header('authorization') ?? '')?.[1];
             return token === undefined
               ? { refusal: { status: 401, body: { error: 'invalid_token' } } }
               : { authInfo: { token, clientId: token, scopes: [] } };

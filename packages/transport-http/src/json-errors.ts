@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { byteLength, type HttpExchange } from './exchange.js';
 
 /** JSON-RPC error codes used in transport-level answers. */
 export const JSONRPC = {
@@ -27,26 +27,29 @@ export interface JsonErrorOptions {
  * so a client can always parse it (`{"jsonrpc":"2.0","error":{"code":…,"message":…},"id":…}`).
  */
 export function sendJsonError(
-  res: ServerResponse,
+  exchange: HttpExchange,
   status: number,
   code: number,
   message: string,
   options: JsonErrorOptions = {},
 ): void {
-  if (res.headersSent || res.destroyed) {
+  if (exchange.headersSent || !exchange.writable) {
     // Too late for a status line: the client learns of the failure from the cut connection.
-    res.destroy();
+    exchange.destroy();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: options.id ?? null });
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...options.headers,
-  };
-  res.writeHead(status, headers);
-  res.end(body);
+  const body = jsonError(code, message, options.id ?? null);
+  exchange.respond(status, jsonHeaders(body, { 'cache-control': 'no-store', ...options.headers }), body);
+}
+
+/** A JSON-RPC error object as JSON text. */
+export function jsonError(code: number, message: string, id: EchoId = null): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
+}
+
+/** `extra` headers, then the content type and length of a JSON `body`. */
+export function jsonHeaders(body: string, extra?: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...extra, 'content-type': 'application/json', 'content-length': String(byteLength(body)) };
 }
 
 /** The id to echo on an error answer: a single request's string or number id, else `null`. */
@@ -60,10 +63,4 @@ export function echoId(body: unknown): EchoId {
 /** Shortens client-supplied text (a path, a header) before it goes into a message. */
 export function clip(text: string, max = 120): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-/** A request header as one string: repeated headers joined the way HTTP folds them (`a, b`). */
-export function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }

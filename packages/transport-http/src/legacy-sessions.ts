@@ -1,17 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type AuthInfo,
-  type EngineConnection,
-  type Logger,
-  messageOf,
-  type TransportHost,
-} from '@pier/core/transport';
-import type { Exchange } from './drain.js';
+import type { AuthInfo, EngineConnection, Logger, TransportHost } from '@pier/core/transport';
+import { messageOf } from './errors.js';
 import { SessionEventStore } from './event-store.js';
-import { echoId, headerValue, JSONRPC, sendJsonError } from './json-errors.js';
+import type { HttpExchange } from './exchange.js';
+import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { type Clock, type SessionRegistry, SessionStore } from './sessions.js';
+import { type Clock, type RelayedRequest, type SessionRegistry, SessionStore } from './sessions.js';
 
 interface Session {
   readonly id: string;
@@ -64,23 +58,18 @@ export class LegacySessions {
   }
 
   /** Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. */
-  async serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    exchange: Exchange,
-    authInfo: AuthInfo | undefined,
-  ): Promise<void> {
-    const header = headerValue(req, 'mcp-session-id');
+  async serve(exchange: HttpExchange, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
+    const res = exchange;
+    const header = exchange.header('mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
     let session: Session | undefined;
     const relay = this.#context.options.sessionRelay;
     if (header !== undefined) {
       session = this.#store.get(header);
-      if (session === undefined && relay !== undefined && req.headers['x-pier-relayed'] === undefined) {
+      if (session === undefined && relay !== undefined && exchange.header('x-pier-relayed') === undefined) {
         let relayed: boolean;
         try {
-          relayed = await relay.relay({ sessionId: header, principal, req, res, body });
+          relayed = await relay.relay(relayedRequest(exchange, header, principal, body));
         } catch (error) {
           this.#context.logger.warn('the session relay failed', { error: messageOf(error) });
           if (!res.headersSent) this.#unavailable(res, body, 'the session registry is unreachable');
@@ -95,10 +84,9 @@ export class LegacySessions {
         sendJsonError(res, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
         return;
       }
-    } else if (req.method === 'POST' && isInitialize(body)) {
+    } else if (exchange.method === 'POST' && isInitialize(body)) {
       if (this.#store.full) this.#store.sweep();
-      // `node:crypto` is loaded by the first session, not at start-up (≈ 2 % of an HTTP cold start on Node 20).
-      const id = process.getBuiltinModule('node:crypto').randomUUID();
+      const id = randomId();
       let full = this.#store.full;
       if (!full && relay !== undefined) {
         try {
@@ -129,18 +117,19 @@ export class LegacySessions {
     const { id, transport } = session;
     this.#store.begin(id);
     relay?.touch(id);
-    res.once('close', () => this.#store.end(id));
-    if (req.method === 'GET') {
-      await transport.handleGet(req, res, exchange);
-      // `exchange.end` is set while an event stream is open: the GET was accepted (not 404, 406 or 409).
+    exchange.onClose(() => this.#store.end(id));
+    if (exchange.method === 'GET') {
+      await transport.handleGet(exchange);
+      // `endStream` is set while an event stream is open: the GET was accepted (not 404, 406 or 409).
       const report = this.#context.host.reportStream;
-      if (report !== undefined && exchange.end !== undefined && !res.destroyed) {
-        res.once('close', report({ kind: 'session' }));
+      if (report !== undefined && exchange.endStream !== undefined && exchange.writable) {
+        const ended = report({ kind: 'session' });
+        exchange.onClose(() => ended());
       }
-    } else if (req.method === 'DELETE') {
-      await transport.handleDelete(req, res);
+    } else if (exchange.method === 'DELETE') {
+      await transport.handleDelete(exchange);
     } else {
-      await transport.handlePost(req, res, body, exchange, authInfo);
+      await transport.handlePost(exchange, body, authInfo);
       if (header === undefined && !transport.initialized) {
         // The initialize request was refused (say, for its Accept header): no session came of it.
         this.#store.delete(id);
@@ -155,7 +144,7 @@ export class LegacySessions {
   }
 
   /** 503 with `Retry-After` (1 s unless given). */
-  #unavailable(res: ServerResponse, body: unknown, why: string, retryAfterSeconds = 1): void {
+  #unavailable(res: HttpExchange, body: unknown, why: string, retryAfterSeconds = 1): void {
     sendJsonError(res, 503, JSONRPC.serverError, `Service Unavailable: ${why}, retry later`, {
       id: echoId(body),
       headers: { 'retry-after': String(retryAfterSeconds) },
@@ -216,4 +205,29 @@ function isInitialize(body: unknown): boolean {
     (body as { method?: unknown }).method === 'initialize' &&
     'id' in body
   );
+}
+
+/**
+ * A session id: `node:crypto`'s where the runtime has it (loaded by the first session, not at start-up: about
+ * 2 % of an HTTP cold start on Node 20), the web's `crypto.randomUUID` elsewhere.
+ */
+function randomId(): string {
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const node = typeof load === 'function' ? (load('node:crypto') as { randomUUID(): string }) : undefined;
+  return node !== undefined ? node.randomUUID() : crypto.randomUUID();
+}
+
+/** What a session relay is handed; node's request and response where the exchange is node's. */
+function relayedRequest(
+  exchange: HttpExchange,
+  sessionId: string,
+  principal: string | undefined,
+  body: unknown,
+): RelayedRequest {
+  const node = exchange as Partial<Pick<RelayedRequest, 'req' | 'res'>>;
+  if (node.req === undefined || node.res === undefined) {
+    throw new Error('a session relay needs node request handling (the listener or createNodeHandler)');
+  }
+  return { sessionId, principal, req: node.req, res: node.res, body };
 }

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Answer,
   type AuthInfo,
@@ -10,13 +9,13 @@ import {
   type Logger,
   type McpEngine,
   type Message,
-  messageOf,
   type RequestId,
 } from '@pier/core/transport';
-import { abortedOnDisconnect, allHeaders, answerBody, headerReader } from './answers.js';
+import { answerBody } from './answers.js';
 import { Channel } from './channel.js';
-import type { Exchange } from './drain.js';
-import { headerValue, JSONRPC } from './json-errors.js';
+import { messageOf } from './errors.js';
+import type { HttpExchange } from './exchange.js';
+import { JSONRPC, jsonError, jsonHeaders } from './json-errors.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
@@ -91,15 +90,10 @@ export class LegacyTransport {
    * Serves a POST whose body was read and parsed already; `authInfo` is who the authenticator says is
    * calling.
    */
-  async handlePost(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    exchange: Exchange,
-    authInfo?: AuthInfo,
-  ): Promise<void> {
+  async handlePost(exchange: HttpExchange, body: unknown, authInfo?: AuthInfo): Promise<void> {
+    const res = exchange;
     if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
-    const accept = req.headers.accept ?? '';
+    const accept = exchange.header('accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       const message = 'Not Acceptable: Client must accept both application/json and text/event-stream';
       return this.#refuse(res, 406, JSONRPC.serverError, message);
@@ -113,7 +107,7 @@ export class LegacyTransport {
       return this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
     }
     const initialize = messages.find((m) => (m as { method?: unknown }).method === 'initialize' && 'id' in m);
-    let version = headerValue(req, 'mcp-protocol-version');
+    let version = exchange.header('mcp-protocol-version');
     if (initialize !== undefined) {
       if (this.#initialized && this.#sessionId !== undefined) {
         return this.#refuse(res, 400, JSONRPC.invalidRequest, 'Invalid Request: Server already initialized');
@@ -125,16 +119,15 @@ export class LegacyTransport {
       this.#initialized = true;
       const requested = (initialize as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
       version = typeof requested === 'string' ? requested : undefined;
-    } else if (this.#refusedSessionOrVersion(req, res)) {
+    } else if (this.#refusedSessionOrVersion(exchange)) {
       return;
     }
     const requests = messages.filter(isRequest);
-    let signal: AbortSignal | undefined;
     const base = {
       era: 'legacy' as const,
       requestedVersion: version ?? DEFAULT_VERSION,
-      headers: headerReader(req),
-      allHeaders: allHeaders(req),
+      headers: (name: string) => exchange.header(name),
+      allHeaders: () => exchange.allHeaders(),
       authInfo,
       connection: this.#connection,
       transport: 'http',
@@ -145,23 +138,21 @@ export class LegacyTransport {
         const refusal = await this.#engine.preflight(message, base);
         if (refusal !== undefined && refusal.status !== 200) {
           const { status, headers, body } = answerBody(refusal, this.#headers());
-          res.writeHead(status, headers);
-          res.end(body);
+          res.respond(status, headers, body);
           return;
         }
       }
     }
     if (requests.length === 0) {
       for (const message of messages) void this.#engine.handle(message, base);
-      res.writeHead(202, { ...this.#headers(), 'content-length': '0' });
-      res.end();
+      res.respond(202, { ...this.#headers(), 'content-length': '0' }, '');
       return;
     }
 
     // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
     const streamId = this.#eventStore === undefined ? String(++this.#streamCount) : crypto.randomUUID();
     const resumable = this.#eventStore !== undefined && version !== undefined && supportsPriming(version);
-    const channel = new Channel(res, this.#headers(), exchange, () => this.#disconnected(streamId, channel));
+    const channel = new Channel(exchange, this.#headers(), () => this.#disconnected(streamId, channel));
     this.#channels.set(streamId, channel);
     for (const message of requests) this.#requestStreams.set(message.id, streamId);
     this.#streamRequests.set(
@@ -186,8 +177,7 @@ export class LegacyTransport {
         ...base,
         ...(stateless && {
           get signal() {
-            signal ??= abortedOnDisconnect(res);
-            return signal;
+            return exchange.signal();
           },
         }),
         send: (related: Message) => void this.#send(related, id),
@@ -215,16 +205,17 @@ export class LegacyTransport {
   }
 
   /** Serves the GET that opens the session's stream for server-initiated messages (or resumes one). */
-  async handleGet(req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
+  async handleGet(exchange: HttpExchange): Promise<void> {
+    const res = exchange;
     if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
-    if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+    if (!(exchange.header('accept') ?? '').includes('text/event-stream')) {
       const message = 'Not Acceptable: Client must accept text/event-stream';
       return this.#refuse(res, 406, JSONRPC.serverError, message);
     }
-    if (this.#refusedSessionOrVersion(req, res)) return;
-    const lastEventId = headerValue(req, 'last-event-id');
+    if (this.#refusedSessionOrVersion(exchange)) return;
+    const lastEventId = exchange.header('last-event-id');
     if (this.#eventStore !== undefined && lastEventId !== undefined) {
-      return this.#replay(this.#eventStore, lastEventId, res, exchange);
+      return this.#replay(this.#eventStore, lastEventId, exchange);
     }
     if (this.#channels.has(STANDALONE)) {
       return this.#refuse(
@@ -234,19 +225,18 @@ export class LegacyTransport {
         'Conflict: Only one SSE stream is allowed per session',
       );
     }
-    const channel = new Channel(res, this.#headers(), exchange, () =>
-      this.#disconnected(STANDALONE, channel),
-    );
+    const channel = new Channel(exchange, this.#headers(), () => this.#disconnected(STANDALONE, channel));
     this.#channels.set(STANDALONE, channel);
     channel.stream();
   }
 
   /** Serves the DELETE that ends the session. */
-  async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
-    if (this.#refusedSessionOrVersion(req, res)) return;
-    res.writeHead(200, { ...this.#headers(), 'content-length': '0' });
-    res.end();
+  async handleDelete(exchange: HttpExchange): Promise<void> {
+    if (this.#closed) {
+      return refuse(exchange, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+    }
+    if (this.#refusedSessionOrVersion(exchange)) return;
+    exchange.respond(200, { ...this.#headers(), 'content-length': '0' }, '');
     await this.close();
   }
 
@@ -347,12 +337,8 @@ export class LegacyTransport {
     return stored;
   }
 
-  async #replay(
-    store: EventStore,
-    lastEventId: string,
-    res: ServerResponse,
-    exchange: Exchange,
-  ): Promise<void> {
+  async #replay(store: EventStore, lastEventId: string, exchange: HttpExchange): Promise<void> {
+    const res = exchange;
     try {
       let known: string | undefined;
       if (store.getStreamIdForEventId !== undefined) {
@@ -365,9 +351,7 @@ export class LegacyTransport {
         }
       }
       let streamId = known ?? STANDALONE;
-      const channel = new Channel(res, this.#headers(), exchange, () =>
-        this.#disconnected(streamId, channel),
-      );
+      const channel = new Channel(exchange, this.#headers(), () => this.#disconnected(streamId, channel));
       channel.stream();
       streamId = await store.replayEventsAfter(lastEventId, {
         send: async (eventId, message) => channel.event(JSON.stringify(message), eventId),
@@ -388,13 +372,14 @@ export class LegacyTransport {
   }
 
   /** Session and protocol-version checks of every request but initialize; answers and returns `true` on failure. */
-  #refusedSessionOrVersion(req: IncomingMessage, res: ServerResponse): boolean {
+  #refusedSessionOrVersion(exchange: HttpExchange): boolean {
+    const res = exchange;
     if (this.#sessionId !== undefined) {
       if (!this.#initialized) {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Server not initialized');
         return true;
       }
-      const id = headerValue(req, 'mcp-session-id');
+      const id = exchange.header('mcp-session-id');
       if (id === undefined) {
         this.#refuse(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required');
         return true;
@@ -404,7 +389,7 @@ export class LegacyTransport {
         return true;
       }
     }
-    const version = headerValue(req, 'mcp-protocol-version');
+    const version = exchange.header('mcp-protocol-version');
     if (version !== undefined && !VERSIONS.has(version)) {
       const message = `Bad Request: Unsupported protocol version: ${version} (supported versions: ${LEGACY_VERSIONS.join(', ')})`;
       this.#refuse(res, 400, JSONRPC.serverError, message);
@@ -422,26 +407,21 @@ export class LegacyTransport {
     return this.#sessionId === undefined || !this.#initialized ? {} : { 'mcp-session-id': this.#sessionId };
   }
 
-  #refuse(res: ServerResponse, status: number, code: number, message: string): void {
+  #refuse(res: HttpExchange, status: number, code: number, message: string): void {
     this.#logger.debug('MCP request refused', { status, error: message });
     refuse(res, this.#headers(), status, code, message);
   }
 }
 
 function refuse(
-  res: ServerResponse,
+  exchange: HttpExchange,
   headers: Record<string, string>,
   status: number,
   code: number,
   message: string,
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
-  });
-  res.end(body);
+  const body = jsonError(code, message);
+  exchange.respond(status, jsonHeaders(body, headers), body);
 }
 
 /** Priming events need an empty `data`, which clients handle from 2025-11-25 on. */

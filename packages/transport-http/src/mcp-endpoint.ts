@@ -2,20 +2,17 @@
 // which era the message is (`classifyEra`, with the request's headers), and hands it on: 2026-07-28 to
 // stateless modern serving (modern.ts), 2025-era to the legacy transport, one per exchange or one per session.
 // Everything MCP itself is the engine's.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
   classifyEra,
   type HttpRefusal,
   isJsonContentType,
   type Logger,
-  messageOf,
   type TransportHost,
 } from '@pier/core/transport';
-import { headerReader } from './answers.js';
-import { readBody, refuseOversizedBody } from './body.js';
-import type { Exchange, ExchangeTracker } from './drain.js';
-import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
+import { messageOf } from './errors.js';
+import { byteLength, type ExchangeTracker, type HttpExchange } from './exchange.js';
+import { echoId, JSONRPC, jsonError, jsonHeaders, sendJsonError } from './json-errors.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { LegacyTransport } from './legacy-transport.js';
 import { serveModern } from './modern.js';
@@ -35,7 +32,7 @@ export interface McpEndpointContext {
 
 /** The MCP endpoint: answers every request routed to it, never throws. */
 export interface McpEndpoint {
-  handle(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void;
+  handle(exchange: HttpExchange): void;
   start(): void;
   /** Stops serving: closes every session. */
   close(): Promise<void>;
@@ -47,88 +44,83 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
   const authenticator = host.authenticator;
 
-  const serve = async (req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> => {
+  const serve = async (exchange: HttpExchange): Promise<void> => {
     let authInfo: AuthInfo | undefined;
     if (authenticator !== undefined) {
       // Before the body is read: a refused request costs no parsing.
-      let outcome = authenticate(authenticator, req, logger);
+      let outcome = authenticate(authenticator, exchange, logger);
       if (outcome instanceof Promise) outcome = await outcome;
       if ('refusal' in outcome) {
-        sendRefusal(req, res, outcome.refusal);
+        sendRefusal(exchange, outcome.refusal);
         return;
       }
       authInfo = outcome.authInfo;
     }
-    if (req.method !== 'POST') {
+    if (exchange.method !== 'POST') {
       // GET (the session's stream) and DELETE only reach the endpoint in sessionful mode.
-      if (req.method === 'GET') tracker.promote(exchange);
-      await (sessions as LegacySessions).serve(req, res, undefined, exchange, authInfo);
+      if (exchange.method === 'GET') tracker.promote(exchange);
+      await (sessions as LegacySessions).serve(exchange, undefined, authInfo);
       return;
     }
-    if (!isJsonContentType(req.headers['content-type'])) {
+    if (!isJsonContentType(exchange.header('content-type'))) {
       sendJsonError(
-        res,
+        exchange,
         415,
         JSONRPC.serverError,
         'Unsupported Media Type: Content-Type must be application/json',
       );
       return;
     }
-    const read = await readBody(req, options.maxBodyBytes);
+    const read = await exchange.readBody(options.maxBodyBytes);
     if (!read.ok) {
-      if (read.reason === 'too-large') refuseOversizedBody(req, res, options.maxBodyBytes);
-      else res.destroy();
+      if (read.reason === 'too-large') {
+        const body = jsonError(
+          JSONRPC.serverError,
+          `Payload Too Large: request body must not exceed ${options.maxBodyBytes} bytes`,
+        );
+        exchange.refuseOversized(body, jsonHeaders(body, { 'cache-control': 'no-store' }));
+      } else exchange.destroy();
       return;
     }
     let body: unknown;
-    try {
-      body = JSON.parse(read.text);
-    } catch {
-      const message =
-        read.text.trim() === ''
-          ? 'Parse error: the request body is empty'
-          : 'Parse error: the request body is not valid JSON';
-      sendJsonError(res, 400, JSONRPC.parseError, message);
-      return;
+    if ('parsed' in read) body = read.parsed;
+    else {
+      try {
+        body = JSON.parse(read.text);
+      } catch {
+        const message =
+          read.text.trim() === ''
+            ? 'Parse error: the request body is empty'
+            : 'Parse error: the request body is not valid JSON';
+        sendJsonError(exchange, 400, JSONRPC.parseError, message);
+        return;
+      }
     }
-    const classified = classifyEra({ body, headers: headerReader(req) });
+    const classified = classifyEra({ body, headers: (name) => exchange.header(name) });
     if ('refused' in classified) {
       const { status, error } = classified.refused;
       logger.debug('MCP request refused', { status, error: error.message });
       const text = JSON.stringify({ jsonrpc: '2.0', error, id: echoId(body) });
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(text)),
-      });
-      res.end(text);
+      exchange.respond(status, jsonHeaders(text), text);
       return;
     }
     if (classified.era === 'modern') {
-      await serveModern(
-        host,
-        tracker,
-        req,
-        res,
-        body as { method: string },
-        classified.envelope,
-        authInfo,
-        exchange,
-      );
+      await serveModern(host, tracker, exchange, body as { method: string }, classified.envelope, authInfo);
       return;
     }
     if (sessions !== undefined) {
-      await sessions.serve(req, res, body, exchange, authInfo);
+      await sessions.serve(exchange, body, authInfo);
       return;
     }
     // Without sessions, each 2025-era exchange is served alone: it has no connection to the client after it.
-    await new LegacyTransport({ engine: host.engine, logger }).handlePost(req, res, body, exchange, authInfo);
+    await new LegacyTransport({ engine: host.engine, logger }).handlePost(exchange, body, authInfo);
   };
 
   return {
-    handle(req, res, exchange) {
-      serve(req, res, exchange).catch((error: unknown) => {
+    handle(exchange) {
+      serve(exchange).catch((error: unknown) => {
         logger.error('MCP request crashed', { error: messageOf(error) });
-        sendJsonError(res, 500, JSONRPC.internalError, 'Internal error', { id: null });
+        sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal error', { id: null });
       });
     },
     start() {
@@ -148,12 +140,12 @@ type AuthOutcome = { readonly authInfo: AuthInfo } | { readonly refusal: HttpRef
  */
 function authenticate(
   authenticator: NonNullable<TransportHost['authenticator']>,
-  req: IncomingMessage,
+  exchange: HttpExchange,
   logger: Logger,
 ): AuthOutcome | Promise<AuthOutcome> {
   let outcome: unknown;
   try {
-    outcome = authenticator.authenticate(req);
+    outcome = authenticator.authenticate(exchange.head());
   } catch (error) {
     logger.error('the authenticator failed', { error: messageOf(error) });
     return AUTHENTICATOR_FAILED;
@@ -186,15 +178,18 @@ function checkedOutcome(outcome: unknown, logger: Logger): AuthOutcome {
 }
 
 /** Sends an authenticator's refusal: its status, headers and JSON body, never cached. */
-function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: HttpRefusal): void {
+function sendRefusal(exchange: HttpExchange, refusal: HttpRefusal): void {
   const body = refusal.body === undefined ? '' : JSON.stringify(refusal.body);
-  res.writeHead(refusal.status, {
-    'cache-control': 'no-store',
-    ...(body !== '' && { 'content-type': 'application/json' }),
-    'content-length': Buffer.byteLength(body),
-    // The body of the refused request was never read: do not read it as the next request's.
-    ...(req.method === 'POST' && { connection: 'close' }),
-    ...refusal.headers,
-  });
-  res.end(body);
+  exchange.respond(
+    refusal.status,
+    {
+      'cache-control': 'no-store',
+      ...(body !== '' && { 'content-type': 'application/json' }),
+      'content-length': String(byteLength(body)),
+      // The body of the refused request was never read: do not read it as the next request's.
+      ...(exchange.method === 'POST' && { connection: 'close' }),
+      ...refusal.headers,
+    },
+    body,
+  );
 }

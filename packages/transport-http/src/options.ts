@@ -1,5 +1,10 @@
-import { describeValue as describe, type EventStore, MAX_TIMER_MS } from '@pier/core/transport';
-import { HttpTransportError } from './errors.js';
+import { describeValue, OptionIssues } from '@pier/core';
+import type { EventStore } from '@pier/core/transport';
+
+/** Node's longest timer: 2^31 − 1 ms, about 24.8 days. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+import { optionsError } from './errors.js';
 import type { SessionRegistry, SessionRegistryInit, SessionRelay } from './sessions.js';
 
 /** Options of the streamable HTTP transport (`httpTransport(options)`); every default is in the README. */
@@ -156,9 +161,11 @@ export function resolveHttpOptions(
   options: HttpListenOptions,
   warn: (message: string) => void = () => {},
 ): ResolvedHttpOptions {
-  const issues: string[] = [];
+  const issues = new OptionIssues('streamable-http');
   if (options === null || typeof options !== 'object') {
-    throw new HttpTransportError('HTTP_OPTIONS_INVALID', ['options must be an object']);
+    const issues = new OptionIssues('streamable-http');
+    issues.add('options must be an object');
+    issues.throwNow(optionsError);
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN_KEYS.has(key)) warn(`streamable-http: unknown option "${key}" is ignored`);
@@ -166,7 +173,7 @@ export function resolveHttpOptions(
   const int = (name: string, value: unknown, fallback: number, min: number, max = MAX_TIMER_MS): number => {
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      issues.push(`${name} must be an integer from ${min} to ${max}, got ${describe(value)}`);
+      issues.add(`${name} must be an integer from ${min} to ${max}, got ${describeValue(value)}`);
       return fallback;
     }
     return value;
@@ -174,19 +181,19 @@ export function resolveHttpOptions(
 
   const host = options.host ?? DEFAULTS.host;
   if (typeof host !== 'string' || host.trim() === '' || /\s/.test(host)) {
-    issues.push(`host must be a non-empty address without spaces, got ${describe(options.host)}`);
+    issues.add(`host must be a non-empty address without spaces, got ${describeValue(options.host)}`);
   }
   const path = options.path ?? DEFAULTS.path;
   if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path) || path.length > 1024) {
-    issues.push(`path must start with "/" and hold no "?", "#" or spaces, got ${describe(options.path)}`);
+    issues.add(`path must start with "/" and hold no "?", "#" or spaces, got ${describeValue(options.path)}`);
   }
   if (options.sessions !== undefined && typeof options.sessions !== 'boolean') {
-    issues.push(`sessions must be true or false, got ${describe(options.sessions)}`);
+    issues.add(`sessions must be true or false, got ${describeValue(options.sessions)}`);
   }
   const headersTimeoutMs = int('headersTimeoutMs', options.headersTimeoutMs, DEFAULTS.headersTimeoutMs, 1);
   const requestTimeoutMs = int('requestTimeoutMs', options.requestTimeoutMs, DEFAULTS.requestTimeoutMs, 1);
   if (headersTimeoutMs > requestTimeoutMs) {
-    issues.push(
+    issues.add(
       `headersTimeoutMs (${headersTimeoutMs}) must not exceed requestTimeoutMs (${requestTimeoutMs})`,
     );
   }
@@ -209,13 +216,13 @@ export function resolveHttpOptions(
     maxBodyBytes: int('maxBodyBytes', options.maxBodyBytes, DEFAULTS.maxBodyBytes, 1, 2 ** 30),
     allowedHosts: list(options.allowedHosts, 'allowedHosts', issues).flatMap((entry) => {
       const hostname = hostnameOf(entry);
-      if (hostname === undefined) issues.push(`allowedHosts: "${entry}" is not a host name`);
+      if (hostname === undefined) issues.add(`allowedHosts: "${entry}" is not a host name`);
       return hostname === undefined ? [] : [hostname];
     }),
     allowedOrigins: list(options.allowedOrigins, 'allowedOrigins', issues).flatMap((entry) => {
       const pattern = originPatternOf(entry);
       if (pattern === undefined)
-        issues.push(`allowedOrigins: "${entry}" is neither an origin nor a host name`);
+        issues.add(`allowedOrigins: "${entry}" is neither an origin nor a host name`);
       return pattern === undefined ? [] : [pattern];
     }),
     cors: resolveCors(options.cors, issues, int),
@@ -232,7 +239,7 @@ export function resolveHttpOptions(
   if (options.sessionRelay !== undefined && !resolved.sessions) {
     warn('streamable-http: sessionRelay only applies with sessions: true; it is ignored');
   }
-  if (issues.length > 0) throw new HttpTransportError('HTTP_OPTIONS_INVALID', issues);
+  issues.throwIfAny(optionsError);
   return resolved;
 }
 
@@ -240,12 +247,12 @@ type IntReader = (name: string, value: unknown, fallback: number, min: number, m
 
 function resolveResumability(
   value: HttpListenOptions['resumability'],
-  issues: string[],
+  issues: OptionIssues,
   int: IntReader,
 ): ResolvedHttpOptions['resumability'] {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== 'object') {
-    issues.push(`resumability must be an object, got ${describe(value)}`);
+    issues.add(`resumability must be an object, got ${describeValue(value)}`);
     return undefined;
   }
   const maxEventsPerSession = int(
@@ -263,7 +270,7 @@ function resolveResumability(
   };
 }
 
-function resolveRelay(value: SessionRelay | undefined, issues: string[]): SessionRelay | undefined {
+function resolveRelay(value: SessionRelay | undefined, issues: OptionIssues): SessionRelay | undefined {
   if (value === undefined) return undefined;
   const methods = ['claim', 'touch', 'release', 'relay'] as const;
   if (
@@ -271,15 +278,17 @@ function resolveRelay(value: SessionRelay | undefined, issues: string[]): Sessio
     typeof value !== 'object' ||
     !methods.every((name) => typeof (value as unknown as Record<string, unknown>)[name] === 'function')
   ) {
-    issues.push(`sessionRelay must be an object with ${methods.join(', ')} methods, got ${describe(value)}`);
+    issues.add(
+      `sessionRelay must be an object with ${methods.join(', ')} methods, got ${describeValue(value)}`,
+    );
     return undefined;
   }
   return value;
 }
 
-function resolveFunction<F>(value: F | undefined, name: string, issues: string[]): F | undefined {
+function resolveFunction<F>(value: F | undefined, name: string, issues: OptionIssues): F | undefined {
   if (value !== undefined && typeof value !== 'function') {
-    issues.push(`${name} must be a function, got ${describe(value)}`);
+    issues.add(`${name} must be a function, got ${describeValue(value)}`);
     return undefined;
   }
   return value;
@@ -287,12 +296,12 @@ function resolveFunction<F>(value: F | undefined, name: string, issues: string[]
 
 function resolveCors(
   value: HttpListenOptions['cors'],
-  issues: string[],
+  issues: OptionIssues,
   int: IntReader,
 ): ResolvedHttpOptions['cors'] {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== 'object') {
-    issues.push(`cors must be an object such as { origins: ['https://app.example.com'] }`);
+    issues.add(`cors must be an object such as { origins: ['https://app.example.com'] }`);
     return undefined;
   }
   const maxAgeSeconds = int('cors.maxAgeSeconds', value.maxAgeSeconds, DEFAULTS.corsMaxAgeSeconds, 0, 86_400);
@@ -300,7 +309,7 @@ function resolveCors(
   const origins = list(value.origins, 'cors.origins', issues).flatMap((entry) => {
     const pattern = originPatternOf(entry);
     if (pattern === undefined || !('origin' in pattern)) {
-      issues.push(`cors.origins: "${entry}" is not an origin such as https://app.example.com`);
+      issues.add(`cors.origins: "${entry}" is not an origin such as https://app.example.com`);
       return [];
     }
     return [pattern.origin];
@@ -308,10 +317,10 @@ function resolveCors(
   return { origins, maxAgeSeconds };
 }
 
-function list(value: unknown, name: string, issues: string[]): string[] {
+function list(value: unknown, name: string, issues: OptionIssues): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string' && entry !== '')) {
-    issues.push(`${name} must be a list of non-empty strings`);
+    issues.add(`${name} must be a list of non-empty strings`);
     return [];
   }
   return value as string[];

@@ -39,7 +39,8 @@ const tools = [
   }),
   defineTool({
     name: 'roots',
-    handler: async (_args, ctx) => `roots: ${(await ctx.listRoots()).roots.map((root) => root.uri).join(' ')}`,
+    handler: async (_args, ctx) =>
+      `roots: ${(await ctx.listRoots()).roots.map((root) => root.uri).join(' ')}`,
   }),
 ];
 
@@ -70,41 +71,49 @@ describe('a question asked inside a call, in a 2025 session', () => {
     ['confirm', 'elicitation/create', 'confirmed: true'],
     ['summarize', 'sampling/createMessage', 'summary: short'],
     ['roots', 'roots/list', 'roots: file:///work'],
-  ])('%s: goes on the call’s own stream to a raw client that never opens a GET stream', async (tool, method, text) => {
-    const init = await post(LEGACY_HEADERS, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: LEGACY_VERSION,
-        capabilities: { elicitation: {}, sampling: {}, roots: {} },
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
-    await init.text();
-    const session = {
-      ...LEGACY_HEADERS,
-      'mcp-session-id': init.headers.get('mcp-session-id') as string,
-      'mcp-protocol-version': LEGACY_VERSION,
-    };
-    await (await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-    const call = await post(session, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: {} } });
-    expect(call.headers.get('content-type')).toBe('text/event-stream');
-    const stream = new StreamReader(call);
-    // The question arrives on this stream, bounded in time: a server that sent it elsewhere fails here.
-    const asked = await stream.readUntil((so) => so.includes(method), 3_000);
-    const question = sseEvents(asked)
-      .map((event) => JSON.parse(event.data) as { id?: number; method?: string })
-      .find((message) => message.method === method);
-    expect(question?.id).toBeTypeOf('number');
-    const answered = await post(session, { jsonrpc: '2.0', id: question?.id, result: ANSWERS[method] });
-    expect(answered.status).toBe(202);
-    const all = await stream.readToEnd(3_000);
-    const result = sseEvents(all)
-      .map((event) => JSON.parse(event.data) as { id?: number; result?: { content: { text: string }[] } })
-      .find((message) => message.id === 2);
-    expect(result?.result?.content[0]?.text).toBe(text);
-  });
+  ])(
+    '%s: goes on the call’s own stream to a raw client that never opens a GET stream',
+    async (tool, method, text) => {
+      const init = await post(LEGACY_HEADERS, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: LEGACY_VERSION,
+          capabilities: { elicitation: {}, sampling: {}, roots: {} },
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      await init.text();
+      const session = {
+        ...LEGACY_HEADERS,
+        'mcp-session-id': init.headers.get('mcp-session-id') as string,
+        'mcp-protocol-version': LEGACY_VERSION,
+      };
+      await (await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+      const call = await post(session, {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: tool, arguments: {} },
+      });
+      expect(call.headers.get('content-type')).toBe('text/event-stream');
+      const stream = new StreamReader(call);
+      // The question arrives on this stream, bounded in time: a server that sent it elsewhere fails here.
+      const asked = await stream.readUntil((so) => so.includes(method), 3_000);
+      const question = sseEvents(asked)
+        .map((event) => JSON.parse(event.data) as { id?: number; method?: string })
+        .find((message) => message.method === method);
+      expect(question?.id).toBeTypeOf('number');
+      const answered = await post(session, { jsonrpc: '2.0', id: question?.id, result: ANSWERS[method] });
+      expect(answered.status).toBe(202);
+      const all = await stream.readToEnd(3_000);
+      const result = sseEvents(all)
+        .map((event) => JSON.parse(event.data) as { id?: number; result?: { content: { text: string }[] } })
+        .find((message) => message.id === 2);
+      expect(result?.result?.content[0]?.text).toBe(text);
+    },
+  );
 
   it('reaches the SDK v2 client (2025 session), which answers all three', async () => {
     const { client } = await connect(url, {

@@ -1,8 +1,8 @@
-// Request handling: every request the node:http server receives, from the first check to the handler
-// that answers it. Plugin routes, the MCP endpoint and every refusal, each with a JSON body.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type HttpRoute, type Logger, messageOf } from '@pier/core/transport';
-import type { ExchangeTracker } from './drain.js';
+// Request handling: every request, on any runtime, from the first check to the handler that answers it.
+// Plugin routes, the MCP endpoint and every refusal, each with a JSON body.
+import type { HttpRoute, Logger } from '@pier/core/transport';
+import { messageOf } from './errors.js';
+import type { ExchangeTracker, HttpExchange } from './exchange.js';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ResolvedHttpOptions } from './options.js';
@@ -19,9 +19,15 @@ export interface RequestHandlingContext {
   readonly logger: Logger;
 }
 
-/** The server's request listener, and the switches the drain flips. */
+/** What answers requests, and the switches the drain flips. */
 export interface RequestHandling {
-  readonly onRequest: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Answers `exchange`. With `fallThrough`, a path that is neither the MCP endpoint nor a plugin route is
+   * left alone (`false` is returned) for the application around it to serve.
+   */
+  handle(exchange: HttpExchange, fallThrough?: boolean): boolean;
+  /** Whether a path is one this transport serves (the MCP endpoint or a plugin route). */
+  serves(target: string): boolean;
   /** Draining began: responses not yet started close their connection, and so will every later one. */
   beginDraining(): void;
   /** The drain delay is over: MCP requests get 503 from now on (plugin routes are still served). */
@@ -37,86 +43,93 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
   let serving = true;
   let draining = false;
 
-  const routeFailed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+  const routeFailed = (exchange: HttpExchange, error: unknown): void => {
     logger.error('HTTP route failed', {
-      method: req.method,
-      path: clip(req.url ?? ''),
+      method: exchange.method,
+      path: clip(exchange.target),
       error: messageOf(error),
     });
-    sendJsonError(res, 500, JSONRPC.internalError, 'Internal Server Error');
+    sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal Server Error');
   };
-  const runRoute = (handler: HttpRoute['handler'], req: IncomingMessage, res: ServerResponse): void => {
+  const runRoute = (handler: HttpRoute['handler'], exchange: HttpExchange): void => {
     try {
-      const result = handler(req, res);
+      const result = exchange.serveRoute(handler);
       // A closure only for a handler that returned a promise: a synchronous answer allocates none.
-      if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(req, res, error));
+      if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(exchange, error));
     } catch (error) {
-      routeFailed(req, res, error);
+      routeFailed(exchange, error);
     }
   };
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    tracker.begin(res);
-    if (draining) res.setHeader('connection', 'close');
-    if (req.headers.host === undefined && req.httpVersion === '1.1') {
-      sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
-      return;
-    }
-    const refusal = security.refusal(req);
-    if (refusal !== undefined) {
-      sendJsonError(res, 403, JSONRPC.serverError, refusal);
-      return;
-    }
-    const target = req.url ?? '';
+  const handle = (exchange: HttpExchange, fallThrough = false): boolean => {
+    const target = exchange.target;
     const path = pathOf(target);
+    // Mounted in an application: what is not Pier's is the application's, unchecked and untouched.
+    if (fallThrough && (path === undefined || !router.knows(path))) return false;
+    if (draining) exchange.setHeader('connection', 'close');
+    if (exchange.missingHost) {
+      sendJsonError(exchange, 400, JSONRPC.serverError, 'Bad Request: missing Host header');
+      return true;
+    }
+    const refusal = security.refusal(exchange);
+    if (refusal !== undefined) {
+      sendJsonError(exchange, 403, JSONRPC.serverError, refusal);
+      return true;
+    }
     if (path === undefined) {
       sendJsonError(
-        res,
+        exchange,
         400,
         JSONRPC.serverError,
         `Bad Request: unsupported request target "${clip(target)}"`,
       );
-      return;
+      return true;
     }
-    security.applyCors(req, res);
-    const method = req.method ?? 'GET';
+    security.applyCors(exchange);
+    const method = exchange.method;
     if (method === 'OPTIONS' && options.cors !== undefined) {
       const allow = router.allowFor(path);
-      if (allow !== undefined && security.preflight(req, res, allow)) return;
+      if (allow !== undefined && security.preflight(exchange, allow)) return true;
     }
     const match = router.match(method, path);
     switch (match.kind) {
       case 'route':
-        runRoute(match.handler, req, res);
-        return;
+        runRoute(match.handler, exchange);
+        return true;
       case 'mcp':
         if (!serving) {
-          sendJsonError(res, 503, JSONRPC.serverError, 'Service Unavailable: the server is shutting down', {
-            headers: { 'retry-after': '1' },
-          });
-          return;
+          sendJsonError(
+            exchange,
+            503,
+            JSONRPC.serverError,
+            'Service Unavailable: the server is shutting down',
+            { headers: { 'retry-after': '1' } },
+          );
+          return true;
         }
-        endpoint.handle(req, res, tracker.exchange(res));
-        return;
+        endpoint.handle(exchange);
+        return true;
       case 'method-not-allowed':
         sendJsonError(
-          res,
+          exchange,
           405,
           JSONRPC.serverError,
           `Method Not Allowed: ${clip(method, 20)} ${clip(path)}`,
-          {
-            headers: { allow: match.allow },
-          },
+          { headers: { allow: match.allow } },
         );
-        return;
+        return true;
       case 'not-found':
-        sendJsonError(res, 404, JSONRPC.serverError, `Not Found: ${clip(path)}`);
-        return;
+        sendJsonError(exchange, 404, JSONRPC.serverError, `Not Found: ${clip(path)}`);
+        return true;
     }
   };
 
   return {
-    onRequest,
+    handle,
+    serves(target) {
+      const path = pathOf(target);
+      return path !== undefined && router.knows(path);
+    },
     beginDraining() {
       draining = true;
       // Responses still to be written close their connection too, so that clients stop reusing sockets.

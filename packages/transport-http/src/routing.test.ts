@@ -2,8 +2,8 @@ import type { HttpRoute } from '@pier/core/transport';
 import { describe, expect, it } from 'vitest';
 import { authorityOf, createRouter, pathOf } from './routing.js';
 
-const handler: HttpRoute['handler'] = () => {};
-const other: HttpRoute['handler'] = () => {};
+const handler: HttpRoute['handler'] = () => new Response();
+const other: HttpRoute['handler'] = () => new Response();
 
 describe('pathOf', () => {
   it.each([

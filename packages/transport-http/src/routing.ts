@@ -12,6 +12,8 @@ export interface Router {
   match(method: string, path: string): RouteMatch;
   /** The `Allow` value of a known path, `undefined` for an unknown one. */
   allowFor(path: string): string | undefined;
+  /** Whether `path` is the MCP endpoint's or a plugin route's. */
+  knows(path: string): boolean;
 }
 
 /** The MCP endpoint as the router sees it. */
@@ -63,6 +65,9 @@ export function createRouter(
       const methods = byPath.get(path);
       if (methods === undefined) return NOT_FOUND;
       return methods.get(method) ?? (allow.get(path) as RouteMatch);
+    },
+    knows(path) {
+      return byPath.has(path);
     },
     allowFor(path) {
       const match = allow.get(path);

@@ -60,7 +60,7 @@ const RMD = 'http://127.0.0.1/.well-known/oauth-protected-resource/mcp';
 function authenticator(custom: boolean): HttpAuthenticator {
   return {
     authenticate(req) {
-      const user = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const user = /^Bearer (\w+)$/.exec(req.header('authorization') ?? '')?.[1];
       const scopes = user === undefined ? undefined : users[user];
       if (user === undefined || scopes === undefined) return { refusal: { status: 401 } };
       const authInfo: AuthInfo = {

@@ -46,9 +46,7 @@ const health: PierPlugin = {
     ctx.addRoute({
       method: 'GET',
       path: '/health',
-      handler: (_req, res) => {
-        res.end('ok');
-      },
+      handler: () => new Response('ok'),
     }),
 };
 
@@ -77,10 +75,10 @@ async function legacyClient(url: string, headers: Record<string, string> = {}): 
 }
 
 describe('httpTransport(options): the transport is imported, not hunted', () => {
-  it('is what listen() takes, as itself or as { transport }', async () => {
+  it("is what listen() takes, as itself or through the 'streamable-http' shortcut", async () => {
     for (const listen of [
       (server: PierServer) => server.listen(httpTransport({ port: 0 })),
-      (server: PierServer) => server.listen({ transport: httpTransport({ port: 0 }) }),
+      (server: PierServer) => server.listen({ transport: 'streamable-http', port: 0 }),
     ]) {
       const server = pier();
       const address = await listen(server);
@@ -110,7 +108,7 @@ const bearer: HttpAuthenticator & { calls: number } = {
   calls: 0,
   authenticate(req) {
     bearer.calls++;
-    const token = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const token = /^Bearer (\w+)$/.exec(req.header('authorization') ?? '')?.[1];
     if (token === 'alice' || token === 'bob') {
       return { authInfo: { token, clientId: token, scopes: ['notes'], extra: { sub: `user-${token}` } } };
     }

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import type { HttpRoute } from '@pier/core/transport';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HttpExchange } from './exchange.js';
 import { resolveHttpOptions } from './options.js';
 import { createSecurity, isLoopbackAddress } from './security.js';
 import { startTestServer, type TestServer } from './test-host.js';
@@ -20,7 +20,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-const fakeRequest = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+/** Just the request side of an exchange, as the checks read it. */
+const fakeRequest = (headers: Record<string, string>, target = '/mcp') =>
+  ({ target, header: (name: string) => headers[name] }) as unknown as HttpExchange;
 const tools = modernRequest('tools/list');
 
 describe('DNS rebinding protection on a loopback bind', () => {
@@ -74,7 +76,7 @@ describe('DNS rebinding protection on a loopback bind', () => {
   it('protects plugin routes too', async () => {
     server = await startTestServer(
       {},
-      { routes: [{ method: 'GET', path: '/health', handler: (_req, res) => void res.end('ok') }] },
+      { routes: [{ method: 'GET', path: '/health', handler: () => new Response('ok') }] },
     );
     const answer = await ask(server.url, {
       method: 'GET',
@@ -86,9 +88,7 @@ describe('DNS rebinding protection on a loopback bind', () => {
 });
 
 describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
-  const routes: HttpRoute[] = [
-    { method: 'GET', path: '/health', handler: (_req, res) => void res.end('ok') },
-  ];
+  const routes: HttpRoute[] = [{ method: 'GET', path: '/health', handler: () => new Response('ok') }];
   const get = (port: number, target: string, host: string) =>
     rawExchange(port, [`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`]);
 
@@ -157,23 +157,14 @@ describe('absolute-form request targets (RFC 9112 §3.2.2)', () => {
 
   it('is routed by path without a check on a wildcard bind without allowedHosts', () => {
     const security = createSecurity(resolveHttpOptions({ host: '0.0.0.0' }));
-    const request = {
-      headers: { host: 'a.example' },
-      url: 'http://b.example/health',
-    } as unknown as IncomingMessage;
-    expect(security.refusal(request)).toBeUndefined();
+    expect(security.refusal(fakeRequest({ host: 'a.example' }, 'http://b.example/health'))).toBeUndefined();
   });
 
   it('enforces allowedHosts on the target authority on a wildcard bind', () => {
     const security = createSecurity(
       resolveHttpOptions({ host: '0.0.0.0', allowedHosts: ['mcp.example.com'] }),
     );
-    const request = (url: string) =>
-      ({
-        headers: { host: 'mcp.example.com' },
-        rawHeaders: ['Host', 'mcp.example.com'],
-        url,
-      }) as unknown as IncomingMessage;
+    const request = (url: string) => fakeRequest({ host: 'mcp.example.com' }, url);
     expect(security.refusal(request('http://mcp.example.com:8080/mcp'))).toBeUndefined();
     expect(security.refusal(request('/mcp'))).toBeUndefined();
     expect(security.refusal(request('https://evil.example/mcp'))).toMatch(

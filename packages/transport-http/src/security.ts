@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { localhostAllowedHostnames, validateHostHeader } from '@pier/core/transport';
+import type { HttpExchange } from './exchange.js';
 import { clip, JSONRPC, sendJsonError } from './json-errors.js';
 import type { OriginPattern, ResolvedHttpOptions } from './options.js';
 import { authorityOf } from './routing.js';
@@ -7,11 +7,11 @@ import { authorityOf } from './routing.js';
 /** Host/Origin validation (DNS rebinding protection) and CORS, decided once per server. */
 export interface Security {
   /** Why the request must be refused with 403, or `undefined` when it may proceed. */
-  refusal(req: IncomingMessage): string | undefined;
+  refusal(exchange: HttpExchange): string | undefined;
   /** Adds the CORS response headers when CORS is on and the request's `Origin` may read the answer. */
-  applyCors(req: IncomingMessage, res: ServerResponse): void;
-  /** Answers a CORS preflight for a path whose methods are `allow`; `false` when `req` is no preflight. */
-  preflight(req: IncomingMessage, res: ServerResponse, allow: string): boolean;
+  applyCors(exchange: HttpExchange): void;
+  /** Answers a CORS preflight for a path whose methods are `allow`; `false` when it is no preflight. */
+  preflight(exchange: HttpExchange, allow: string): boolean;
 }
 
 /** Request headers a browser may send to an MCP endpoint (any other `Mcp-*` header is allowed too). */
@@ -85,13 +85,13 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
   };
 
   return {
-    refusal(req) {
+    refusal(exchange) {
       if (checkHost) {
-        const refusal = hostRefusal(req.headers.host);
+        const refusal = hostRefusal(exchange.header('host'));
         if (refusal !== undefined) return refusal;
         // An absolute-form target (`GET http://evil.example/mcp`) names the request's host itself (RFC 9112
         // §3.2.2 says it wins over Host), so it must be an allowed host as well.
-        const authority = req.url === undefined ? undefined : authorityOf(req.url);
+        const authority = authorityOf(exchange.target);
         if (authority !== undefined && authority !== '' && !authority.includes('@')) {
           if (hostRefusal(authority) !== undefined) {
             return `Forbidden: request target host "${clip(authority)}" is not allowed`;
@@ -99,7 +99,7 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
         }
       }
       if (checkOrigin) {
-        const origin = req.headers.origin;
+        const origin = exchange.header('origin');
         if (origin !== undefined && origin !== '' && !originAllowed(origin)) {
           return `Forbidden: Origin "${clip(origin)}" is not allowed`;
         }
@@ -107,47 +107,50 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
       return undefined;
     },
 
-    applyCors(req, res) {
+    applyCors(exchange) {
       if (options.cors === undefined) return;
-      const origin = req.headers.origin;
+      const origin = exchange.header('origin');
       if (origin === undefined) return;
       const allowed = corsAllowed(origin);
       if (allowed === undefined) return;
-      res.setHeader('access-control-allow-origin', allowed);
-      res.setHeader('access-control-expose-headers', exposed);
-      if (allowed !== '*') res.setHeader('vary', 'Origin');
+      exchange.setHeader('access-control-allow-origin', allowed);
+      exchange.setHeader('access-control-expose-headers', exposed);
+      if (allowed !== '*') exchange.setHeader('vary', 'Origin');
     },
 
-    preflight(req, res, allow) {
-      const origin = req.headers.origin;
+    preflight(exchange, allow) {
+      const origin = exchange.header('origin');
       if (
         options.cors === undefined ||
-        req.method !== 'OPTIONS' ||
+        exchange.method !== 'OPTIONS' ||
         origin === undefined ||
-        req.headers['access-control-request-method'] === undefined
+        exchange.header('access-control-request-method') === undefined
       ) {
         return false;
       }
       const allowed = corsAllowed(origin);
       if (allowed === undefined) {
         sendJsonError(
-          res,
+          exchange,
           403,
           JSONRPC.serverError,
           `Forbidden: Origin "${clip(origin)}" is not allowed by CORS`,
         );
         return true;
       }
-      res.writeHead(204, {
-        'access-control-allow-origin': allowed,
-        'access-control-allow-methods': allow,
-        'access-control-allow-headers': allowedHeaders(req.headers['access-control-request-headers']),
-        'access-control-max-age': String(options.cors.maxAgeSeconds),
-        'access-control-expose-headers': exposed,
-        vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-        'content-length': '0',
-      });
-      res.end();
+      exchange.respond(
+        204,
+        {
+          'access-control-allow-origin': allowed,
+          'access-control-allow-methods': allow,
+          'access-control-allow-headers': allowedHeaders(exchange.header('access-control-request-headers')),
+          'access-control-max-age': String(options.cors.maxAgeSeconds),
+          'access-control-expose-headers': exposed,
+          vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+          'content-length': '0',
+        },
+        '',
+      );
       return true;
     },
   };
@@ -157,9 +160,7 @@ export function createSecurity(options: ResolvedHttpOptions, authenticated = fal
 export function isLoopbackAddress(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   if (bare.toLowerCase() === 'localhost') return true;
-  // Not `import { isIP } from 'node:net'`: importing a built-in as an ES module reads all of its exports,
-  // and node:net's include lazy ones (`BlockList`, `SocketAddress`) that then load their modules.
-  const family = process.getBuiltinModule('node:net').isIP(bare);
+  const family = ipFamily(bare);
   if (family === 4) return bare.startsWith('127.');
   if (family === 6) {
     const lower = bare.toLowerCase();
@@ -182,4 +183,18 @@ function allowedHeaders(requested: string | undefined): string {
 function addPattern(pattern: OriginPattern, origins: Set<string>, hostnames: Set<string>): void {
   if ('origin' in pattern) origins.add(pattern.origin);
   else hostnames.add(pattern.hostname);
+}
+
+/**
+ * 4 or 6 for an IP address, else 0: node's `isIP` where there is one (not `import { isIP } from 'node:net'`:
+ * importing a built-in as an ES module reads all of its exports, and node:net's include lazy ones that
+ * then load their modules), a strict pattern elsewhere (Workers).
+ */
+function ipFamily(address: string): number {
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const net = typeof load === 'function' ? (load('node:net') as { isIP(input: string): number }) : undefined;
+  if (net !== undefined) return net.isIP(address);
+  if (/^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(address)) return 4;
+  return address.includes(':') && /^[0-9a-f:.]+$/i.test(address) ? 6 : 0;
 }

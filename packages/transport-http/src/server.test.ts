@@ -11,15 +11,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-const json = (res: Parameters<HttpRoute['handler']>[1], status: number, body: unknown) => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-};
-
 const routes: HttpRoute[] = [
-  { method: 'GET', path: '/health', handler: (_req, res) => json(res, 200, { status: 'healthy' }) },
-  { method: 'POST', path: '/hooks', handler: (_req, res) => json(res, 202, { accepted: true }) },
+  { method: 'GET', path: '/health', handler: () => Response.json({ status: 'healthy' }) },
+  { method: 'POST', path: '/hooks', handler: () => Response.json({ accepted: true }, { status: 202 }) },
   {
     method: 'GET',
     path: '/throws',

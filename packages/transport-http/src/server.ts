@@ -3,16 +3,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { HttpRoute, PierTransport, RunningTransport, TransportHost } from '@pier/core/transport';
+import type { PierTransport, RunningTransport, TransportHost } from '@pier/core/transport';
 import { continueOrRefuse } from './body.js';
-import { delay, drainServer, ExchangeTracker } from './drain.js';
+import { drainServer, SocketSet } from './drain.js';
 import { HttpTransportError } from './errors.js';
+import { delay } from './exchange.js';
+import { createHandling } from './handling.js';
 import { JSONRPC } from './json-errors.js';
-import { createMcpEndpoint } from './mcp-endpoint.js';
+import { NodeExchange } from './node-exchange.js';
 import { DEFAULTS, type HttpListenOptions, type ResolvedHttpOptions, resolveHttpOptions } from './options.js';
-import { createRequestHandling } from './requests.js';
-import { createRouter, pathOf } from './routing.js';
-import { createSecurity } from './security.js';
+import { pathOf } from './routing.js';
 import { type Clock, systemClock } from './sessions.js';
 
 /** Seams for tests; not part of the public API. */
@@ -72,24 +72,16 @@ async function startResolved(
   internals: TransportInternals,
 ): Promise<RunningTransport> {
   const logger = host.logger;
-  const clock = internals.clock ?? systemClock;
-  const mcpMethods = options.sessions ? ['GET', 'POST', 'DELETE'] : ['POST'];
-  warnAboutShadowedEndpoint(host.routes, options.path, mcpMethods, logger);
-  const tracker = new ExchangeTracker();
   let origin = `http://${urlHost(options.host)}:${options.port}`;
-  const endpoint = createMcpEndpoint({ host, options, clock, tracker, logger, origin: () => origin });
-  const requests = createRequestHandling({
-    options,
-    router: createRouter(
-      host.routes,
-      { path: options.path, methods: mcpMethods },
-      options.cors ? ['OPTIONS'] : [],
-    ),
-    security: createSecurity(options, host.authenticator !== undefined),
-    tracker,
-    endpoint,
-    logger,
+  const handling = createHandling(host, options, {
+    clock: internals.clock ?? systemClock,
+    origin: () => origin,
   });
+  const { tracker, requests, endpoint } = handling;
+  const sockets = new SocketSet();
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    requests.handle(new NodeExchange(req, res, tracker));
+  };
 
   const server = createServer(
     {
@@ -102,11 +94,11 @@ async function startResolved(
       // A missing Host is answered by request handling, with a JSON body like every other refusal.
       requireHostHeader: false,
     },
-    requests.onRequest,
+    onRequest,
   );
   // No idle-socket timeout: it would cut quiet but legitimate SSE streams.
   server.timeout = 0;
-  server.on('connection', (socket: Socket) => tracker.addSocket(socket));
+  server.on('connection', (socket: Socket) => sockets.add(socket));
   server.on('clientError', answerClientError);
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     // Only the MCP endpoint's limit is known here; plugin routes read their bodies as they see fit.
@@ -115,7 +107,7 @@ async function startResolved(
     } else {
       res.writeContinue();
     }
-    requests.onRequest(req, res);
+    onRequest(req, res);
   });
 
   try {
@@ -128,11 +120,11 @@ async function startResolved(
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new HttpTransportError(
-      'HTTP_LISTEN_FAILED',
-      [`cannot listen on ${urlHost(options.host)}:${options.port}: ${code} (${(error as Error).message})`],
-      { cause: error },
-    );
+    const issue = `cannot listen on ${urlHost(options.host)}:${options.port}: ${code} (${(error as Error).message})`;
+    throw new HttpTransportError('HTTP_LISTEN_FAILED', `streamable-http: ${issue}`, {
+      issues: [issue],
+      cause: error,
+    });
   }
   server.on('error', (error) => logger.error('HTTP server error', { error: error.message }));
   const port = (server.address() as AddressInfo).port;
@@ -154,6 +146,7 @@ async function startResolved(
         await drainServer({
           server,
           tracker,
+          sockets,
           logger,
           delayMs,
           shutdownTimeoutMs: options.shutdownTimeoutMs,
@@ -198,21 +191,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     id: null,
   });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n` +
       `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
   );
   socket.once('finish', () => socket.destroy());
-}
-
-function warnAboutShadowedEndpoint(
-  routes: readonly HttpRoute[],
-  path: string,
-  methods: readonly string[],
-  logger: TransportHost['logger'],
-): void {
-  for (const route of routes) {
-    if (route.path === path && methods.includes(route.method.toUpperCase())) {
-      logger.warn(`a plugin route answers ${route.method} ${path} instead of the MCP endpoint`);
-    }
-  }
 }

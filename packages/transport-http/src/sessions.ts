@@ -14,11 +14,12 @@ export const systemClock: Clock = {
   now: () => performance.now(),
   setInterval(callback, ms) {
     const timer = setInterval(callback, ms);
-    timer.unref();
+    // Node and Bun: never keep the process alive on its own (Deno and Workers have no unref).
+    (timer as { unref?: () => void }).unref?.();
     return timer;
   },
   clearInterval(handle) {
-    clearInterval(handle as NodeJS.Timeout);
+    clearInterval(handle as ReturnType<typeof setInterval>);
   },
 };
 

@@ -1,16 +1,21 @@
 // Test helper (excluded from the build): a TransportHost whose engine is a real Pier server's, with its own
 // lifecycle (the tests drive it as core would), and tools that let tests hold a call in flight.
 import { McpServer } from '@modelcontextprotocol/server';
-import { createServer, defineServer, defineTool } from '@pier/core';
 import {
-  type EngineConnection,
-  type EventBus,
-  type HttpAuthenticator,
-  type HttpRoute,
-  Lifecycle,
-  type Logger,
-  type McpEngine,
-  type RunningTransport,
+  createServer,
+  defineServer,
+  defineTool,
+  type LifecycleListener,
+  type LifecycleState,
+} from '@pier/core';
+import type {
+  EngineConnection,
+  EventBus,
+  HttpAuthenticator,
+  HttpRoute,
+  Logger,
+  McpEngine,
+  RunningTransport,
 } from '@pier/core/transport';
 import * as z from 'zod';
 import type { HttpListenOptions } from './options.js';
@@ -54,18 +59,46 @@ export class Gate {
   }
 }
 
+const ORDER: readonly LifecycleState[] = ['starting', 'ready', 'draining', 'closed'];
+
+/** The lifecycle core would drive, driven by the test: forward only, listeners told of each move. */
+export class TestLifecycle {
+  state: LifecycleState = 'starting';
+  readonly #listeners = new Set<LifecycleListener>();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {}
+
+  subscribe(listener: LifecycleListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  advance(next: LifecycleState): void {
+    const previous = this.state;
+    if (ORDER.indexOf(next) <= ORDER.indexOf(previous)) return;
+    this.state = next;
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(next, previous);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+}
+
 export interface TestHost {
   readonly info: { readonly name: string; readonly version: string };
   readonly logger: Logger;
   readonly routes: readonly HttpRoute[];
-  readonly state: Lifecycle['state'];
-  onStateChange: Lifecycle['subscribe'];
+  readonly state: LifecycleState;
+  onStateChange(listener: LifecycleListener): () => void;
   readonly engine: McpEngine;
   /** Every connection (2025 session) the transport opened on the engine, oldest first. */
   readonly connections: EngineConnection[];
   readonly events: EventBus;
   readonly authenticator: HttpAuthenticator | undefined;
-  readonly lifecycle: Lifecycle;
+  readonly lifecycle: TestLifecycle;
   readonly logs: LogLine[];
   readonly gate: Gate;
 }
@@ -79,7 +112,7 @@ export function createTestHost(
   init: { readonly routes?: readonly HttpRoute[]; readonly authenticator?: HttpAuthenticator } = {},
 ): TestHost {
   const logs: LogLine[] = [];
-  const lifecycle = new Lifecycle((error) => logs.push({ level: 'error', message: String(error) }));
+  const lifecycle = new TestLifecycle((error) => logs.push({ level: 'error', message: String(error) }));
   const gate = new Gate();
   const logger = captureLogger(logs);
   const authenticator = init.authenticator;

@@ -36,7 +36,7 @@ interface Combination {
   readonly packages: readonly string[];
 }
 
-const TOOLS = ['@pier/testing', '@types/node', 'tsx', 'typescript', 'vite', 'vitest'];
+const TOOLS = ['@pier/cli', '@pier/testing', '@types/node', 'typescript', 'vite', 'vitest'];
 
 /**
  * Every transport, both templates, health on and off, config on and off, both package managers —
@@ -80,6 +80,7 @@ const STEP_TIMEOUT_MS = 180_000;
 /** A test waits for its project's steps, which wait for their turn: bounded, but above one step. */
 const TEST_TIMEOUT_MS = 300_000;
 const TARBALL_OF: Record<string, string> = {
+  '@pier/cli': 'cli',
   '@pier/config': 'config',
   '@pier/core': 'core',
   '@pier/plugin-health': 'plugin-health',
@@ -127,7 +128,7 @@ for (const combination of COMBINATIONS)
       expect(await directDependencies(project().dir, combination.installer)).toEqual(
         [...combination.packages].sort(),
       );
-      // pnpm 10 runs no install script unless listed: the project lists esbuild's (tsx and vitest need it).
+      // pnpm 10 runs no install script unless listed: the project lists esbuild's (pier dev and vitest need it).
       expect(installOutput).not.toContain('Ignored build scripts');
     });
 

@@ -7,7 +7,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 
-export const PACKAGES = ['config', 'core', 'transport-http', 'plugin-health', 'testing'] as const;
+export const PACKAGES = [
+  'config',
+  'core',
+  'transport-http',
+  'plugin-health',
+  'plugin-auth',
+  'testing',
+  'cli',
+] as const;
 export type PackageFolder = (typeof PACKAGES)[number];
 
 export const WORKSPACE = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

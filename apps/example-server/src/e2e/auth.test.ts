@@ -1,104 +1,36 @@
 // AUTH_ISSUER and AUTH_RESOURCE turn OAuth on: a real authorization server (oidc-provider, on 127.0.0.1)
 // issues client-credentials tokens, the app (a child process) checks them, notes:read and notes:write
 // guard what they name, health stays open. Without the settings nothing asks for a token.
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   Client,
   ClientCredentialsProvider,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUp, startHttpApp } from './test-app.js';
+import {
+  type AuthServer,
+  CLIENTS,
+  protectedApp as protectedAppOf,
+  startAuthServer,
+  tokenFor as tokenOf,
+} from './test-auth.js';
 import { structured } from './test-clients.js';
 
 const TEST_TIMEOUT_MS = 30_000;
-const CLIENTS = {
-  reader: { client_id: 'notes-reader', client_secret: 'reader-secret-0123456789abcdef', scope: 'notes:read' },
-  writer: {
-    client_id: 'notes-writer',
-    client_secret: 'writer-secret-0123456789abcdef',
-    scope: 'notes:read notes:write',
-  },
-} as const;
 
 let issuer: string;
-let authServer: Server;
+let authServer: AuthServer;
 beforeAll(async () => {
-  authServer = createHttpServer();
-  await new Promise<void>((resolve) => authServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(authServer.address() as AddressInfo).port}`;
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const provider = new Provider(issuer, {
-    clients: Object.values(CLIENTS).map((client) => ({
-      ...client,
-      grant_types: ['client_credentials'],
-      // The only signing key is ES256 (the provider's default for ID tokens would be RS256).
-      id_token_signed_response_alg: 'ES256',
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-    })),
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'es-1', alg: 'ES256', use: 'sig' }] },
-    scopes: ['notes:read', 'notes:write'],
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => undefined as unknown as string,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource) => ({
-          scope: 'notes:read notes:write',
-          audience: resource,
-          accessTokenTTL: 300,
-          accessTokenFormat: 'jwt' as const,
-          jwt: { sign: { alg: 'ES256' as const } },
-        }),
-      },
-    },
-    cookies: { keys: ['example-e2e-cookie-key'] },
-  });
-  authServer.on('request', provider.callback());
+  authServer = await startAuthServer();
+  issuer = authServer.issuer;
 }, 20_000);
-afterAll(async () => {
-  authServer.closeAllConnections();
-  await new Promise((resolve) => authServer.close(resolve));
-});
+afterAll(() => authServer.close());
 afterEach(cleanUp);
 
-/** A free loopback port: the canonical URL must be configured before the app listens. */
-async function freePort(): Promise<number> {
-  const probe = createHttpServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function protectedApp() {
-  const port = await freePort();
-  const resource = `http://127.0.0.1:${port}/mcp`;
-  const app = await startHttpApp({
-    args: ['--port', String(port)],
-    env: { AUTH_ISSUER: issuer, AUTH_RESOURCE: resource },
-  });
-  return { app, resource };
-}
-
-async function tokenFor(client: (typeof CLIENTS)[keyof typeof CLIENTS], resource: string): Promise<string> {
-  const res = await fetch(`${issuer}/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: client.scope, resource }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
+const protectedApp = () => protectedAppOf(issuer);
+const tokenFor = (client: (typeof CLIENTS)[keyof typeof CLIENTS], resource: string) =>
+  tokenOf(issuer, client, resource);
 
 function callTool(url: string, name: string, args: Record<string, unknown>, token?: string) {
   return fetch(url, {

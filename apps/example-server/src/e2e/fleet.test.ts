@@ -332,12 +332,13 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
       const keys: string[] = [];
       for await (const batch of client.scanIterator({ MATCH: '*', COUNT: 1000 })) keys.push(...batch);
       // What persists by design: the notes (data), the change-event stream (capped) and the shared
-      // input-required key. Nothing per session or per stream: 2026-07-28 requests keep nothing in Redis.
+      // input-required key (and its copy, see the README). Nothing per session or per stream: 2026-07-28 requests keep nothing in Redis.
       expect(keys.sort()).toEqual([
         'pier-notes:events',
         'pier-notes:notes',
         'pier-notes:order',
         'pier-notes:request-state-key',
+        'pier-notes:request-state-key:copy',
         'pier-notes:seq',
       ]);
       expect(await client.xLen('pier-notes:events')).toBeLessThanOrEqual(11_000);

@@ -91,14 +91,22 @@ export interface RedisProcess {
   readonly url: string;
   /** SIGKILLs it: an outage, nothing flushed. */
   kill(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port: empty, or with its data when started with `persist`. */
   restart(): Promise<void>;
+  /** SIGTERMs it (with `persist`, it writes its data first). */
   stop(): Promise<void>;
 }
 
-/** A redis-server on a free loopback port, without persistence; `password` turns on `requirepass`. */
-export async function startRedis(options: { password?: string } = {}): Promise<RedisProcess> {
+/**
+ * A redis-server on a free loopback port, without persistence unless `persist` (an append-only file,
+ * fsynced on every write, in a temporary directory: a stop and a restart keep the data, as a production
+ * Redis with AOF does); `password` turns on `requirepass`.
+ */
+export async function startRedis(
+  options: { password?: string; persist?: boolean } = {},
+): Promise<RedisProcess> {
   const port = await freePort();
+  const dir = options.persist === true ? await tempDir('pier-redis-') : undefined;
   let child: ChildProcess;
   const launch = async () => {
     child = spawn(
@@ -110,8 +118,9 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
         '127.0.0.1',
         '--save',
         '',
-        '--appendonly',
-        'no',
+        ...(dir === undefined
+          ? ['--appendonly', 'no']
+          : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir]),
         ...(options.password === undefined ? [] : ['--requirepass', options.password]),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -2,12 +2,12 @@
 // `tools/list` entry and its `Mcp-Param-*` declarations; each prompt with its arguments; each resource and
 // template with its matcher. Nothing here is built again per request.
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaration.js';
-import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declarations.js';
-import { listedMeta } from '../meta.js';
-import type { PreparedSchema } from '../schema.js';
+import type { Declarations, PreparedPrompt, PreparedResource, PreparedTool } from '../declaring/gather.js';
+import { listedMeta } from '../declaring/meta.js';
+import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaring/model.js';
+import type { PreparedSchema } from '../declaring/schema.js';
 import { type HeaderParam, scanHeaderParams } from './param-headers.js';
-import { isPlainObject, type JsonObject } from './wire.js';
+import { isJsonObject, type JsonObject } from './wire.js';
 
 /** A declared tool, ready to serve. */
 export interface ToolEntry {
@@ -147,16 +147,16 @@ function promptEntry({ declaration, argsSchema }: PreparedPrompt): PromptEntry {
   let args: JsonObject[] | undefined;
   if (argsSchema !== undefined) {
     const json = argsSchema['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
-    const properties = isPlainObject(json.properties) ? json.properties : {};
+    const properties = isJsonObject(json.properties) ? json.properties : {};
     const required = Array.isArray(json.required) ? json.required : [];
     args = Object.entries(properties).map(([name, property]) => ({
       name,
-      ...(isPlainObject(property) &&
+      ...(isJsonObject(property) &&
         typeof property.description === 'string' && { description: property.description }),
       required: required.includes(name),
     }));
     const shape = argsSchema.shape;
-    if (isPlainObject(shape)) {
+    if (isJsonObject(shape)) {
       for (const [name, field] of Object.entries(shape)) {
         const completer = completerOf(field);
         if (completer !== undefined) completers.set(name, completer);

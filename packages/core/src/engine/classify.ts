@@ -13,9 +13,9 @@ import type {
 import { classifyInboundRequest, UnsupportedProtocolVersionError } from '@modelcontextprotocol/server';
 import {
   ErrorCode,
+  isJsonObject,
   isLegacyVersion,
   isModernVersion,
-  isPlainObject,
   type JsonObject,
   Meta,
   MODERN_VERSION,
@@ -63,7 +63,7 @@ export interface ClassifyInput {
  */
 export function classifyEra(input: ClassifyInput): Classification {
   const { body, headers } = input;
-  if (isPlainObject(body) && typeof body.method === 'string') {
+  if (isJsonObject(body) && typeof body.method === 'string') {
     const fast = fastClassification(body, headers);
     if (fast !== undefined) return fast;
   }

@@ -3,8 +3,8 @@
 // resources it subscribed to, the requests it has in flight (to cancel them), and the requests the server
 // sent it (to match their answers). A stateless HTTP request has none.
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/server';
-import type { ObservedClientRequest, ObservedOutcome, ObservedSession } from '../contract.js';
 import { PierError } from '../errors.js';
+import type { ObservedClientRequest, ObservedOutcome, ObservedSession } from '../plugins/api.js';
 import {
   ErrorCode,
   type JsonObject,

@@ -8,18 +8,19 @@ import {
   ProtocolError,
   type ServerCapabilities,
 } from '@modelcontextprotocol/server';
+import { MissingClientCapabilityError, messageOf, PierError, RequestRefusedError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type {
   HttpAuthenticator,
   McpObserver,
   ObservedOutcome,
   ObservedRequest,
   ObservedSession,
-} from '../contract.js';
-import { MissingClientCapabilityError, messageOf, PierError, RequestRefusedError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { type Finish, finishRequest, observeRequest } from '../observe.js';
+} from '../plugins/api.js';
+import { type Finish, finishRequest, observeRequest } from '../plugins/observe.js';
 import { Call, type Inbound } from './call.js';
 import type { Catalog } from './catalog.js';
+import { clientMessage } from './client-errors.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
@@ -491,11 +492,6 @@ export class Engine {
 function runOf(definition: MethodDefinition): (call: Call) => Promise<JsonObject> {
   const run = definition.run;
   return async (call) => run(call);
-}
-
-/** The message a client is told for an error it was not meant to see in detail. */
-export function clientMessage(error: unknown): string {
-  return messageOf(error);
 }
 
 function isProtocolError(error: unknown): error is ProtocolError {

@@ -1,7 +1,7 @@
 // Middleware: `use(match, (ctx, next) => …)`, composed per method once, when the server is created. A method
 // no middleware matches runs its handler directly: declaring none costs nothing.
 import type { AuthInfo, ClientCapabilities, Implementation } from '@modelcontextprotocol/server';
-import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaration.js';
+import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaring/model.js';
 import { PierError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JsonObject, RequestId } from './wire.js';

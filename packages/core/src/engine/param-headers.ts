@@ -2,7 +2,7 @@
 // client then mirrors each such argument in an `Mcp-Param-{Name}` header that intermediaries can route on.
 // Over HTTP the server checks that every header it expects is there and agrees with the body.
 import { decodeHeaderValue, type HeaderReader, mismatch, type Refusal } from './classify.js';
-import { isPlainObject, type JsonObject } from './wire.js';
+import { isJsonObject, type JsonObject } from './wire.js';
 
 /** One `x-mcp-header` declaration: the argument's path and the header's name. */
 export interface HeaderParam {
@@ -19,13 +19,13 @@ export interface HeaderParam {
 export function scanHeaderParams(schema: JsonObject): HeaderParam[] {
   const found: HeaderParam[] = [];
   const visit = (node: unknown, path: string[]) => {
-    if (!isPlainObject(node)) return;
+    if (!isJsonObject(node)) return;
     const header = node['x-mcp-header'];
     if (typeof header === 'string' && header !== '' && path.length > 0) {
       found.push({ path, header, type: typeof node.type === 'string' ? node.type : undefined });
     }
     const properties = node.properties;
-    if (isPlainObject(properties)) {
+    if (isJsonObject(properties)) {
       for (const [key, child] of Object.entries(properties)) visit(child, [...path, key]);
     }
   };
@@ -47,7 +47,7 @@ export function paramHeaderRefusal(
 ): Refusal | undefined {
   for (const param of params) {
     let value: unknown = args;
-    for (const key of param.path) value = isPlainObject(value) ? value[key] : undefined;
+    for (const key of param.path) value = isJsonObject(value) ? value[key] : undefined;
     if (value === undefined || value === null) continue;
     const text = primitiveText(value);
     if (text === undefined) continue;

@@ -2,7 +2,6 @@
 // input-required request (a question answers `input_required` with a signed state, and the handler runs
 // again with the answers); on a 2025 revision straight through (questions are real requests).
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
-import { MissingClientCapabilityError } from '../errors.js';
 import {
   type InputRound,
   invalidState,
@@ -13,16 +12,20 @@ import {
   requestTarget,
   runRound,
   type Target,
-} from '../input-required.js';
+} from '../context/input-required.js';
+import { MissingClientCapabilityError } from '../errors.js';
 import type { Call } from './call.js';
 import { InvalidStateError, type RequestStateCodec } from './modern/request-state.js';
 
+/** What signs states: one key (`RequestStateCodec`), or keys that rotate (`RotatingRequestStateCodec`). */
+export type StateCodec = Pick<RequestStateCodec, 'mint' | 'verify'>;
+
 /** How input rounds are signed and bounded. */
 export class Rounds {
-  readonly #codec: RequestStateCodec;
+  readonly #codec: StateCodec;
   readonly maxRounds: number;
 
-  constructor(codec: RequestStateCodec, maxRounds: number) {
+  constructor(codec: StateCodec, maxRounds: number) {
     this.#codec = codec;
     this.maxRounds = maxRounds;
   }

@@ -14,9 +14,10 @@ export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** How many bytes `text` takes as UTF-8. */
+/** How many bytes `text` takes as UTF-8 (node's `Buffer.byteLength` where there is one: no copy). */
 export function utf8Length(text: string): number {
-  return encoder.encode(text).byteLength;
+  const node = nodeBuffer();
+  return node !== undefined ? node.byteLength(text) : encoder.encode(text).byteLength;
 }
 
 /** Standard Base64 of `bytes`. */
@@ -56,6 +57,7 @@ export function randomId(): string {
 
 type NodeBuffer = {
   from(data: ArrayBufferLike, offset?: number, length?: number): { toString(encoding: string): string };
+  byteLength(text: string): number;
 };
 
 function nodeBuffer(): NodeBuffer | undefined {

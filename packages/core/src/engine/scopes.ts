@@ -10,8 +10,8 @@ import {
   OAuthError,
   OAuthErrorCode,
 } from '@modelcontextprotocol/server';
-import type { HttpAuthenticator, ScopeChallenge } from '../contract.js';
 import { RequestRefusedError } from '../errors.js';
+import type { HttpAuthenticator, ScopeChallenge } from '../plugins/api.js';
 import type { MiddlewareEntry } from './middleware.js';
 import { ErrorCode } from './wire.js';
 

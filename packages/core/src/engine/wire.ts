@@ -94,8 +94,19 @@ export function isLegacyVersion(version: string): boolean {
   return LEGACY_SET.has(version);
 }
 
-export function isPlainObject(value: unknown): value is JsonObject {
+/** A JSON object as parsed from the wire: an object that is neither `null` nor an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A plain object a program built (a literal, `Object.create(null)`): not an array, a class instance, a
+ * `Map` or a `Date`, which JSON would not carry as they are.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** A request id by JSON-RPC's rules as the SDK reads them: a string or a safe integer. */
@@ -114,13 +125,13 @@ export type MessageKind = 'request' | 'notification' | 'result' | 'error';
  * integer, an error with a numeric code and a string message.
  */
 export function messageKind(value: unknown): MessageKind | undefined {
-  if (!isPlainObject(value) || value.jsonrpc !== '2.0') return undefined;
+  if (!isJsonObject(value) || value.jsonrpc !== '2.0') return undefined;
   for (const key in value) if (!MESSAGE_KEYS.has(key)) return undefined;
   const method = value.method;
   if (typeof method === 'string') {
     if ('result' in value || 'error' in value) return undefined;
     const params = value.params;
-    if (params !== undefined && !isPlainObject(params)) return undefined;
+    if (params !== undefined && !isJsonObject(params)) return undefined;
     if (!('id' in value)) return 'notification';
     return isRequestId(value.id) ? 'request' : undefined;
   }
@@ -128,10 +139,10 @@ export function messageKind(value: unknown): MessageKind | undefined {
     // An error answer may carry `id: null` (a request that could not be read).
     if (value.id !== null || !('error' in value)) return undefined;
   }
-  if ('result' in value) return 'error' in value || !isPlainObject(value.result) ? undefined : 'result';
+  if ('result' in value) return 'error' in value || !isJsonObject(value.result) ? undefined : 'result';
   if ('error' in value) {
     const error = value.error;
-    return isPlainObject(error) && typeof error.code === 'number' && typeof error.message === 'string'
+    return isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string'
       ? 'error'
       : undefined;
   }
@@ -155,11 +166,11 @@ export function notificationMessage(method: string, params?: JsonObject): Notifi
 /** The `_meta` object of a message's params, when it is one. */
 export function metaOf(params: JsonObject | undefined): JsonObject | undefined {
   const meta = params?._meta;
-  return isPlainObject(meta) ? meta : undefined;
+  return isJsonObject(meta) ? meta : undefined;
 }
 
 /** The id of a parsed body, when it has one to echo in an error (`null` otherwise). */
 export function echoId(body: unknown): RequestId | null {
-  if (!isPlainObject(body)) return null;
+  if (!isJsonObject(body)) return null;
   return isRequestId(body.id) ? body.id : null;
 }

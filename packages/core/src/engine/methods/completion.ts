@@ -6,7 +6,7 @@ import type { Call } from '../call.js';
 import type { Completer } from '../catalog.js';
 import type { Engine } from '../engine.js';
 import type { Target } from '../middleware.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 
 const EMPTY = Object.freeze({ completion: Object.freeze({ values: Object.freeze([]), hasMore: false }) });
 const MAX_VALUES = 100;
@@ -18,7 +18,7 @@ export function defineCompletion(engine: Engine): void {
     eras: 'both',
     resolve: (call) => {
       const ref = call.params.ref;
-      if (!isPlainObject(ref)) return undefined;
+      if (!isJsonObject(ref)) return undefined;
       if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
         const prompt = catalog.prompts.get(ref.name);
         return prompt && { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };
@@ -34,8 +34,8 @@ export function defineCompletion(engine: Engine): void {
     run: async (call) => {
       const { ref, argument } = call.params;
       if (
-        !isPlainObject(ref) ||
-        !isPlainObject(argument) ||
+        !isJsonObject(ref) ||
+        !isJsonObject(argument) ||
         typeof argument.name !== 'string' ||
         typeof argument.value !== 'string'
       ) {
@@ -44,7 +44,7 @@ export function defineCompletion(engine: Engine): void {
           'Invalid completion/complete request: params need a ref and an argument { name, value }',
         );
       }
-      const context = isPlainObject(call.params.context) ? call.params.context : undefined;
+      const context = isJsonObject(call.params.context) ? call.params.context : undefined;
       let completer: Completer | undefined;
       if (ref.type === 'ref/prompt') {
         const name = ref.name;

@@ -1,10 +1,10 @@
 // `subscriptions/listen` (2026-07-28): a request whose answer is a stream of the change notifications it
 // asked for, acknowledged first, until the client leaves (or, on stdio, cancels it) or the server closes.
 import { ProtocolError, ProtocolErrorCode, type ServerCapabilities } from '@modelcontextprotocol/server';
-import type { ResourceUpdates } from '../../subscriptions.js';
-import type { BusEvent } from '../../transport-contract.js';
+import type { ResourceUpdates } from '../../server/subscriptions.js';
+import type { BusEvent } from '../../transports/host.js';
 import type { Engine } from '../engine.js';
-import { isPlainObject, type JsonObject, Meta, notificationMessage } from '../wire.js';
+import { isJsonObject, type JsonObject, Meta, notificationMessage } from '../wire.js';
 
 /** At most this many listen streams at once (the SDK's default). */
 export const MAX_LISTENS = 1024;
@@ -38,7 +38,7 @@ export function defineListen(engine: Engine, updates: ResourceUpdates): void {
       const id = call.id;
       const stamp = (params: JsonObject): JsonObject => ({
         ...params,
-        _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), [Meta.subscriptionId]: id },
+        _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), [Meta.subscriptionId]: id },
       });
       call.sendRelated(
         notificationMessage('notifications/subscriptions/acknowledged', stamp({ notifications: honored })),
@@ -71,7 +71,7 @@ export function defineListen(engine: Engine, updates: ResourceUpdates): void {
 }
 
 function isFilter(value: unknown): value is Filter {
-  if (!isPlainObject(value)) return false;
+  if (!isJsonObject(value)) return false;
   for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
     if (value[key] !== undefined && typeof value[key] !== 'boolean') return false;
   }

@@ -1,16 +1,16 @@
 // `prompts/list` and `prompts/get`.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ResourceNotifier } from '../../context.js';
+import { HandlerContext } from '../../context/handler-context.js';
+import type { ResourceNotifier } from '../../context/types.js';
 import { messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { toPromptResult } from '../../results.js';
 import type { Call } from '../call.js';
 import type { PromptEntry } from '../catalog.js';
 import type { Engine } from '../engine.js';
-import { HandlerContext } from '../handler-context.js';
 import type { Target } from '../middleware.js';
+import { toPromptResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 import { formatIssues, listPage } from './lists.js';
 
 /** Defines `prompts/list` and `prompts/get` on `engine`. */
@@ -44,7 +44,7 @@ export function definePrompts(engine: Engine, rounds: Rounds, notifier: Resource
 
 function resolvePrompt(call: Call, prompt: PromptEntry | undefined): Target | undefined {
   const args = call.params.arguments;
-  call.arguments = isPlainObject(args) ? args : undefined;
+  call.arguments = isJsonObject(args) ? args : undefined;
   return prompt === undefined
     ? undefined
     : { kind: 'prompt', name: prompt.name, declaration: prompt.declaration };

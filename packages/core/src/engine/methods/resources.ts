@@ -2,19 +2,19 @@
 // (`resources/subscribe`, `resources/unsubscribe`). A template's `list` lists what it serves now; what a
 // caller may not read (the template's scopes) is never listed, nor is its `list` even called.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
-import type { ResourceNotifier } from '../../context.js';
-import type { ListedResource, ListedResources, ResourceDeclaration } from '../../declaration.js';
-import { describe, messageOf } from '../../errors.js';
+import { HandlerContext } from '../../context/handler-context.js';
+import type { ResourceNotifier } from '../../context/types.js';
+import { listedMeta } from '../../declaring/meta.js';
+import type { ListedResource, ListedResources, ResourceDeclaration } from '../../declaring/model.js';
+import { describeValue, messageOf } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { listedMeta } from '../../meta.js';
-import { toResourceResult } from '../../results.js';
 import type { Call } from '../call.js';
 import type { ResourceEntry } from '../catalog.js';
 import type { Engine } from '../engine.js';
-import { HandlerContext } from '../handler-context.js';
 import type { Target } from '../middleware.js';
+import { toResourceResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 import { listPage } from './lists.js';
 
 /** Another source of resources (the skills extension): its listing and what it reads. */
@@ -207,7 +207,7 @@ async function listTemplate(
     throw error;
   }
   if (!Array.isArray(listed)) {
-    logger.warn('resource list ignored: list() must return an array', { got: describe(listed) });
+    logger.warn('resource list ignored: list() must return an array', { got: describeValue(listed) });
     return [];
   }
   const resources: JsonObject[] = [];
@@ -218,7 +218,7 @@ async function listTemplate(
     if (typeof uri !== 'string' || matcher?.match(uri) === null || matcher === undefined) {
       logger.warn('listed resource left out: not a URI of the template', {
         uriTemplate: declaration.uriTemplate,
-        got: describe(typeof entry === 'string' ? entry : uri),
+        got: describeValue(typeof entry === 'string' ? entry : uri),
       });
       continue;
     }
@@ -234,7 +234,7 @@ async function listTemplate(
       ...(typeof description === 'string' && { description }),
       ...(mime !== undefined && { mimeType: mime }),
       ...(Array.isArray(icons) && { icons }),
-      ...(isPlainObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
+      ...(isJsonObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
     });
   }
   return resources;

@@ -3,7 +3,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { LEVELS } from '../call.js';
 import type { Engine } from '../engine.js';
-import { isLegacyVersion, isPlainObject, LEGACY_VERSIONS, MODERN_VERSION } from '../wire.js';
+import { isJsonObject, isLegacyVersion, LEGACY_VERSIONS, MODERN_VERSION } from '../wire.js';
 
 /** Defines `initialize`, `ping`, `logging/setLevel` and `server/discover` on `engine`. */
 export function defineSession(engine: Engine): void {
@@ -14,8 +14,8 @@ export function defineSession(engine: Engine): void {
       const requested = params.protocolVersion;
       if (
         typeof requested !== 'string' ||
-        !isPlainObject(params.capabilities) ||
-        !isPlainObject(params.clientInfo)
+        !isJsonObject(params.capabilities) ||
+        !isJsonObject(params.clientInfo)
       ) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,

@@ -2,20 +2,20 @@
 // the handler runs with a context built on demand, and what it returns becomes a `CallToolResult`; a tool
 // declared `task` runs as a task for clients of the tasks extension.
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { ContextOverrides, ResourceNotifier } from '../../context.js';
+import { HandlerContext } from '../../context/handler-context.js';
+import { type InputRound, isProtocolAnswer } from '../../context/input-required.js';
+import type { ContextOverrides, ResourceNotifier } from '../../context/types.js';
 import { RequestRefusedError } from '../../errors.js';
-import { type InputRound, isProtocolAnswer } from '../../input-required.js';
+import { Tasks } from '../../extensions/tasks.js';
 import type { Logger } from '../../logger.js';
-import { toolErrorResult, toToolResult } from '../../results.js';
-import { Tasks } from '../../tasks.js';
 import type { Call } from '../call.js';
 import type { ToolEntry } from '../catalog.js';
 import type { Engine } from '../engine.js';
-import { HandlerContext } from '../handler-context.js';
 import type { Target } from '../middleware.js';
 import { paramHeaderRefusal } from '../param-headers.js';
+import { toolErrorResult, toToolResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isPlainObject, type JsonObject } from '../wire.js';
+import { isJsonObject, type JsonObject } from '../wire.js';
 import { formatIssues, listPage } from './lists.js';
 
 /** What serving tools needs besides the engine. */
@@ -41,7 +41,7 @@ export function defineTools(engine: Engine, services: ToolServices): void {
 /** The tool a call names; its arguments, for middleware; and the `Mcp-Param-*` headers checked. */
 function resolveTool(call: Call, tool: ToolEntry | undefined): Target | undefined {
   const args = call.params.arguments;
-  call.arguments = isPlainObject(args) ? args : undefined;
+  call.arguments = isJsonObject(args) ? args : undefined;
   if (tool === undefined) return undefined;
   const headers = call.inbound.headers;
   if (tool.headerParams.length > 0 && call.era === 'modern' && headers !== undefined) {
@@ -157,7 +157,7 @@ async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Prom
   }
   let shaped = result as JsonObject;
   const structured = shaped.structuredContent;
-  if (structured !== undefined && !isPlainObject(structured)) {
+  if (structured !== undefined && !isJsonObject(structured)) {
     // SEP-2106: a non-object structured result also goes as text, and 2025 clients get it wrapped.
     const content = Array.isArray(shaped.content) ? (shaped.content as { type?: unknown }[]) : [];
     if (!content.some((block) => block?.type === 'text')) {

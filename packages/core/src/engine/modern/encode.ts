@@ -3,7 +3,7 @@
 // `_meta` (`io.modelcontextprotocol/serverInfo`). The same three steps, in the same order, as the SDK's
 // encoder, so that both write the same bytes.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isPlainObject, type JsonObject, Meta } from '../wire.js';
+import { isJsonObject, type JsonObject, Meta } from '../wire.js';
 
 /** Methods whose results may be other than `complete` (`input_required`, a task). */
 const EXTENDED = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -46,6 +46,6 @@ export function encodeModern(method: string, result: JsonObject, serverInfo: Jso
     out._meta = { [Meta.serverInfo]: serverInfo };
     return out;
   }
-  if (!isPlainObject(meta) || meta[Meta.serverInfo] !== undefined) return out;
+  if (!isJsonObject(meta) || meta[Meta.serverInfo] !== undefined) return out;
   return { ...out, _meta: { ...meta, [Meta.serverInfo]: serverInfo } };
 }

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'docs',
+    // The sample test files are real tests: they run here as they would in a user's project.
+    include: [
+      'test/**/*.test.ts',
+      'samples/getting-started/server.test.ts',
+      'samples/testing/weather.test.ts',
+      'samples/testing/notifications.test.ts',
+    ],
+    globalSetup: ['./test/global-setup.ts'],
+    // The browser test and the sample runs each use both cores; one file at a time.
+    fileParallelism: false,
+    maxConcurrency: 2,
+  },
+});

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The `pier` command.
+import { main } from './main.js';
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,19 @@
+// CliError is a Pier error to code that branches on PierError.isInstance, without the CLI importing core.
+import { PierError } from '@pier/core';
+import { expect, it } from 'vitest';
+import { CliError } from './index.js';
+
+it('CliError carries the PierError brand, a stable code and the exit code that follows from it', () => {
+  const usage = new CliError('USAGE', 'install: which client?');
+  const failed = new CliError('CONNECT_FAILED', 'could not connect', { cause: new Error('refused') });
+  expect(PierError.isInstance(usage)).toBe(true);
+  expect(PierError.isInstance(failed)).toBe(true);
+  expect([usage.code, usage.exitCode, failed.code, failed.exitCode]).toEqual([
+    'USAGE',
+    2,
+    'CONNECT_FAILED',
+    1,
+  ]);
+  // The negative control: an error without the brand is not one.
+  expect(PierError.isInstance(Object.assign(new Error('x'), { code: 'USAGE' }))).toBe(false);
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'oauth-proxy',
+    include: ['src/**/*.test.ts'],
+    // Type tests (src/**/*.test-d.ts) are checked by the `typecheck` task (tsc over src), not here:
+    // running tsc a second time inside every test run doubled CI time on two cores.
+    // Child processes and real sockets are slow on a loaded 2-core CI machine: generous bounds.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});

@@ -1,0 +1,199 @@
+// The runtime-neutral seam of the HTTP transport: one request and its response, as request handling, the
+// MCP endpoint and both protocol eras see it. `NodeExchange` (node-exchange.ts) implements it on node's
+// IncomingMessage/ServerResponse for the listener and `createNodeHandler`; `WebExchange` (web-exchange.ts)
+// on a web `Request` answered with a `Response`, for `createFetchHandler` on Bun, Deno and Workers.
+// Everything above this seam is written once.
+import type { HttpRequestHead, HttpRoute } from '@pier/core/transport';
+
+/** The outcome of reading a request body under a size limit. */
+export type BodyRead =
+  | { readonly ok: true; readonly text: string }
+  /** A body a framework parsed already (`express.json()`, Fastify): JSON, not to be parsed again. */
+  | { readonly ok: true; readonly parsed: unknown }
+  | { readonly ok: false; readonly reason: 'too-large' | 'aborted' };
+
+/**
+ * After a 413, this much more of the body is read and thrown away so that the client, still sending, gets
+ * to read the answer instead of a connection reset; past it the connection is cut.
+ */
+export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** Response headers as request handling writes them: lower-case names. */
+export type HeaderMap = Readonly<Record<string, string>>;
+
+/** One HTTP request and its response, on whatever runtime serves it. */
+export interface HttpExchange {
+  // The request.
+  readonly method: string;
+  /** The request target as sent: `/mcp?x=1`, or the absolute form `http://host/mcp` (node only). */
+  readonly target: string;
+  /** An HTTP/1.1 request without `Host` (only node can see one). */
+  readonly missingHost: boolean;
+  /** A request header by lower-case name; a repeated one reads as HTTP folds it (`a, b`). */
+  header(name: string): string | undefined;
+  /** What an authenticator reads. */
+  head(): HttpRequestHead;
+  /** Every request header (what observers read; made only when asked). */
+  allHeaders(): Headers;
+  /** Reads the body under `limit` bytes; never rejects. */
+  readBody(limit: number): Promise<BodyRead>;
+  /** Serves a plugin route (web-standard); rejects or throws when its handler fails. */
+  serveRoute(handler: HttpRoute['handler']): Promise<void> | undefined;
+
+  // The response.
+  /** Whether the status line is out (or, on the web, the `Response` was handed over). */
+  readonly headersSent: boolean;
+  /** Whether the response can still carry something: not ended, and the client did not go away. */
+  readonly writable: boolean;
+  /** Sets a header of the response to come (CORS, `Connection: close`); ignored once it started. */
+  setHeader(name: string, value: string): void;
+  /** Answers at once with this status, headers and body. */
+  respond(status: number, headers: HeaderMap, body: string): void;
+  /** Starts an SSE stream: the status line and these headers now, events with {@link write}. */
+  startStream(headers: HeaderMap): void;
+  /** Writes a piece of a started stream. */
+  write(chunk: string): void;
+  /** Ends the response (a started stream, or an empty one). */
+  end(): void;
+  /** Cuts the response: the client sees a reset, or its stream fail. */
+  destroy(): void;
+  /** Calls `listener` once when the exchange is over: `finished` is `false` when the client went away first. */
+  onClose(listener: (finished: boolean) => void): void;
+  /** Aborts when the client goes away before the response finished. */
+  signal(): AbortSignal;
+  /**
+   * Answers 413 for a body over `limit`. On node the rest of the body is read and discarded first (up to a
+   * bound), or the client would see a reset instead of the answer.
+   */
+  refuseOversized(body: string, headers: HeaderMap): void;
+
+  // What the drain knows of it (see ExchangeTracker).
+  /** A response that only ends when one side closes it (a session's GET stream, a listen stream). */
+  readonly longLived: boolean;
+  /** Ends an SSE response cleanly; set while one is being streamed. */
+  endStream: (() => void) | undefined;
+}
+
+/**
+ * What every exchange shares with the tracker: whether it is a long-lived stream, and how to end its
+ * stream, so that the drain can end streams rather than wait for them.
+ */
+export abstract class TrackedExchange {
+  longLived = false;
+  #endStream: (() => void) | undefined;
+  protected readonly tracker: ExchangeTracker;
+
+  constructor(tracker: ExchangeTracker) {
+    this.tracker = tracker;
+    tracker.begin(this);
+  }
+
+  get endStream(): (() => void) | undefined {
+    return this.#endStream;
+  }
+
+  /** Only exchanges that stream are remembered, so that the drain can end them. */
+  set endStream(end: (() => void) | undefined) {
+    this.#endStream = end;
+    this.tracker.streaming(this, end !== undefined);
+  }
+
+  abstract readonly headersSent: boolean;
+  abstract setHeader(name: string, value: string): void;
+
+  /** The exchange is over (finished or cut): the tracker stops counting it. */
+  protected closed(): void {
+    if (this.#endStream !== undefined) this.endStream = undefined;
+    this.tracker.end(this);
+  }
+}
+
+/**
+ * Counts what the transport is doing so that shutdown can wait for it: requests in flight and open
+ * streams. Sockets are the node listener's own business (drain.ts).
+ */
+export class ExchangeTracker {
+  #inFlight = 0;
+  #waiters: (() => void)[] = [];
+  readonly #streams = new Set<TrackedExchange>();
+  /** Exchanges not over yet, so that draining can mark those not started with `Connection: close`. */
+  readonly #open = new Set<TrackedExchange>();
+
+  /** Requests in flight, not counting long-lived streams. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  begin(exchange: TrackedExchange): void {
+    this.#inFlight++;
+    this.#open.add(exchange);
+  }
+
+  end(exchange: TrackedExchange): void {
+    if (!this.#open.delete(exchange)) return;
+    if (exchange.longLived) return;
+    if (--this.#inFlight === 0) this.#wake();
+  }
+
+  streaming(exchange: TrackedExchange, on: boolean): void {
+    if (on) this.#streams.add(exchange);
+    else this.#streams.delete(exchange);
+  }
+
+  /** Every exchange still open whose response has not started gets `Connection: close`. */
+  closeUnstarted(): void {
+    for (const exchange of this.#open) if (!exchange.headersSent) exchange.setHeader('connection', 'close');
+  }
+
+  /** The exchange turned out to be a long-lived stream: shutdown will end it rather than wait for it. */
+  promote(exchange: HttpExchange): void {
+    if (exchange.longLived) return;
+    (exchange as unknown as TrackedExchange).longLived = true;
+    if (--this.#inFlight === 0) this.#wake();
+  }
+
+  /**
+   * Resolves `true` once no request is in flight (long-lived streams aside), or `false` when `timeoutMs`
+   * passed first. Leaves no timer behind either way.
+   */
+  settle(timeoutMs: number): Promise<boolean> {
+    if (this.#inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((other) => other !== waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Ends every SSE response still open (clients see a clean end of stream). */
+  endStreams(): void {
+    for (const exchange of [...this.#streams]) exchange.endStream?.();
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}
+
+/** Waits `ms` (at once for 0). */
+export function delay(ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const encoder = /* @__PURE__ */ new TextEncoder();
+
+/** UTF-8 length of `text`: node's `Buffer.byteLength` where there is one, a count elsewhere. */
+export function byteLength(text: string): number {
+  const buffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
+  if (buffer !== undefined) return buffer.byteLength(text);
+  return encoder.encode(text).byteLength;
+}
