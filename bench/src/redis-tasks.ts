@@ -3,48 +3,11 @@
 // local redis-server (loopback, no persistence); and how long a change made through one replica's store
 // takes to reach another replica's watcher — the path a cross-replica `tasks/cancel` takes to abort a run.
 // Needs `redis-server` on PATH (Debian: `apt-get install -y redis-server`).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { InMemoryTaskStore, type TaskRecord, type TaskStore } from '@pier/core';
 import { redisTaskStore } from '@pier/redis';
+import { startRedisServer } from './harness/children.js';
 
 const n = Number(process.argv[2] ?? 2_000);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${seen}`)), 10_000);
-    child.once('error', (error) =>
-      reject(new Error(`redis-server not runnable (${error.message}); apt-get install -y redis-server`)),
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 function record(i: number): TaskRecord {
   const now = Date.now();
@@ -87,7 +50,7 @@ async function operations(name: string, store: TaskStore): Promise<void> {
   );
 }
 
-const redis = await startRedis();
+const redis = await startRedisServer();
 try {
   await operations('InMemoryTaskStore', new InMemoryTaskStore());
   const prefix = `bench:tasks:${process.pid}:`;

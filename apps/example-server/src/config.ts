@@ -149,6 +149,12 @@ export function configSpec(env: NodeJS.ProcessEnv = process.env) {
       description:
         "Scale-out mode with SESSIONS: the URL other replicas reach this one's MCP endpoint at (e.g. http://<pod IP>:3000/mcp); default the listener's own URL",
     },
+    addNoteLimit: {
+      schema: z.number().int().min(1).optional(),
+      env: 'ADD_NOTE_LIMIT',
+      description:
+        'At most this many add_note calls per principal per minute (a token bucket; across every replica with REDIS_URL); unset: no limit',
+    },
     drainDelayMs: {
       schema: z.number().int().min(0).default(DEFAULT_DRAIN_DELAY_MS),
       env: 'DRAIN_DELAY_MS',

@@ -4,6 +4,7 @@ import { configReport } from '@pier/config';
 import { createLogger } from '@pier/core';
 import { httpTransport } from '@pier/transport-http';
 import { dataDirOf, readConfig } from './config.js';
+import { notesLimits } from './limits.js';
 import { createNotesServer } from './notes-server.js';
 import { FileNotesStore, type NotesStore } from './notes-store.js';
 import { oauthProxyParts } from './oauth-proxy.js';
@@ -47,6 +48,9 @@ try {
 // OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK is registered before the server is built.
 const otlp = config.otlpEndpoint === undefined ? undefined : await startOtlp(config.otlpEndpoint);
 
+// ADD_NOTE_LIMIT: add_note calls per principal per minute, counted in Redis for the fleet with REDIS_URL.
+const limits = notesLimits(config.addNoteLimit, shared?.limitStore);
+
 // AUTH_UPSTREAM_*: proxy mode, MCP clients log in with GitHub, Google or an OpenID Connect provider.
 let proxy: ReturnType<typeof oauthProxyParts>;
 try {
@@ -57,12 +61,21 @@ try {
 }
 
 const server = createNotesServer(
-  { config, store, dataDir, checks: shared?.healthChecks ?? [] },
+  {
+    config,
+    store,
+    dataDir,
+    checks: [...(shared?.healthChecks ?? []), ...(limits === undefined ? [] : [limits.healthCheck()])],
+  },
   // DEBUG=true wins over LOG_LEVEL.
   {
     logLevel,
     closeHookTimeoutMs: FLUSH_TIMEOUT_MS,
-    plugins: [telemetryPlugin(config), ...(proxy === undefined ? [] : [proxy.plugin])],
+    plugins: [
+      telemetryPlugin(config, limits),
+      ...(proxy === undefined ? [] : [proxy.plugin]),
+      ...(limits === undefined ? [] : [limits]),
+    ],
     ...(shared !== undefined && { eventBus: shared.eventBus, requestState: shared.requestState }),
     ...(shared?.tasks !== undefined && { tasks: shared.tasks }),
     ...(shared === undefined &&

@@ -1,12 +1,13 @@
 // Scale-out mode (REDIS_URL): what every replica of the app shares through Redis. One module, so that what
 // a replica needs from Redis is in one place: main.ts hands these parts to createServer and the transport.
-import type { EventBus, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
+import type { EventBus, LimitStore, Logger, RequestStateOptions, TasksOptions } from '@pier/core';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import {
   type RedisEventBus,
   type RedisRequestStateKeys,
   type RedisSessionRelay,
   redisEventBus,
+  redisLimitStore,
   redisRequestStateKeys,
   redisSessionRelay,
   redisTaskStore,
@@ -41,6 +42,8 @@ export interface ScaleOutParts {
   readonly notesStore: NotesStore;
   /** The `redis` check, non-critical: a Redis outage degrades readiness, never fails it. */
   readonly healthChecks: readonly HealthCheckDefinition[];
+  /** Where ADD_NOTE_LIMIT counts: in Redis, so the limit holds across the fleet. */
+  readonly limitStore: LimitStore;
   /** For createServer's `tasks` option: tasks in Redis (`redisTaskStore`), so any replica serves them. */
   readonly tasks?: TasksOptions;
   /** Added to httpTransport's options: the 2025 session relay, when sessions are on. */
@@ -55,6 +58,8 @@ export const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 export const EVENTS_STREAM_KEY = `${REDIS_KEY_PREFIX}events`;
 /** The prefix of the tasks' keys (and of their change channel) in Redis. */
 export const TASKS_KEY_PREFIX = `${REDIS_KEY_PREFIX}task:`;
+/** The prefix of the limits' keys in Redis. */
+export const LIMITS_KEY_PREFIX = `${REDIS_KEY_PREFIX}limit:`;
 /** The prefix of the 2025 session records' keys in Redis. */
 export const SESSIONS_KEY_PREFIX = `${REDIS_KEY_PREFIX}session:`;
 /**
@@ -139,6 +144,8 @@ export async function scaleOutParts(settings: ScaleOutSettings): Promise<ScaleOu
       notesStore: new RedisNotesStore(client as unknown as NotesRedisClient),
       healthChecks: [bus.healthCheck()],
       tasks: { store: tasks },
+      // On the shared client: one more script per add_note, no connection of its own.
+      limitStore: redisLimitStore({ client, prefix: LIMITS_KEY_PREFIX }),
       ...(relay !== undefined && { http: { sessionRelay: relay } }),
       close,
     };

@@ -2,16 +2,16 @@
 // /metrics route when METRICS=true, and the SDK with OTLP/HTTP exporters when OTEL_EXPORTER_OTLP_ENDPOINT
 // is set — loaded only then, so an app that does not push never loads the SDK.
 import type { PierPlugin } from '@pier/core';
-import { otelPlugin } from '@pier/plugin-otel';
+import { type LimitEventsSource, otelPlugin } from '@pier/plugin-otel';
 import type { AppConfig } from './config.js';
 import { SERVER_NAME, SERVER_VERSION } from './settings.js';
 
 /** How often metrics are pushed over OTLP. */
 export const OTLP_METRICS_INTERVAL_MS = 10_000;
 
-/** The plugin, with `/metrics` served when `METRICS=true`. */
-export function telemetryPlugin(config: Pick<AppConfig, 'metrics'>): PierPlugin {
-  return otelPlugin({ prometheus: config.metrics });
+/** The plugin, with `/metrics` served when `METRICS=true`, counting what `limits` decide. */
+export function telemetryPlugin(config: Pick<AppConfig, 'metrics'>, limits?: LimitEventsSource): PierPlugin {
+  return otelPlugin({ prometheus: config.metrics, ...(limits !== undefined && { limits }) });
 }
 
 /**

@@ -1,7 +1,7 @@
 // Small helpers of the multi-process benches (relay.ts, fleet.ts): a free loopback port, a process's CPU
-// time from /proc, a JSON POST on a given agent, a check for a binary, and stopping the processes a bench
-// started.
-import { type ChildProcess, execFileSync } from 'node:child_process';
+// time from /proc, a JSON POST on a given agent, a check for a binary, a redis-server, and stopping the
+// processes a bench started.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -104,4 +104,29 @@ export async function runStoppingChildren(
     cleanup();
     stop();
   }
+}
+
+/** A redis-server on a free loopback port, no persistence; stop it with `child.kill()`. */
+export async function startRedisServer(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${seen}`)), 10_000);
+    child.once('error', (error) =>
+      reject(new Error(`redis-server not runnable (${error.message}); apt-get install -y redis-server`)),
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
 }

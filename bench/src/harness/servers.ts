@@ -34,7 +34,10 @@ export type ServerId =
   | 'pier-observer'
   | 'pier-otel-sdk-traces'
   | 'pier-otel-sdk-metrics'
-  | 'pier-otel-floor';
+  | 'pier-otel-floor'
+  | 'pier-limits'
+  | 'pier-limits-no-headers'
+  | 'pier-noop-middleware';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -233,20 +236,36 @@ const OTEL_VARIANTS = {
     'Pier + the SDK floor of one span and one record (no plugin), no-op exporters',
   ],
 } as const;
-export const PLUGIN_VARIANTS: readonly ServerSpec[] = Object.entries(OTEL_VARIANTS).map(
-  ([id, [mode, label]]) => ({
-    id: id as ServerId,
+const VARIANTS: readonly [string, string, Readonly<Record<string, string>>][] = [
+  ...Object.entries(OTEL_VARIANTS).map(([id, [mode, label]]): [string, string, Record<string, string>] => [
+    id,
     label,
-    program: join(SERVERS_DIR, 'pier.js'),
-    env: { BENCH_OTEL: mode },
-    eras: ['modern', 'legacy'],
-    sessionful: false,
-    live: '/health/live',
-    ready: '/health/ready',
-    healthLoad: false,
-    countsChecks: true,
-  }),
-);
+    { BENCH_OTEL: mode },
+  ]),
+  ['pier-limits', 'Pier + limitsPlugin(), one rate on echo, in memory', { BENCH_LIMITS: 'memory' }],
+  [
+    'pier-limits-no-headers',
+    'Pier + limitsPlugin({ headers: false }), one rate on echo, in memory',
+    { BENCH_LIMITS: 'memory', BENCH_LIMITS_HEADERS: 'off' },
+  ],
+  [
+    'pier-noop-middleware',
+    'Pier + one middleware on tools/call that only calls next()',
+    { BENCH_LIMITS: 'noop' },
+  ],
+];
+export const PLUGIN_VARIANTS: readonly ServerSpec[] = VARIANTS.map(([id, label, env]) => ({
+  id: id as ServerId,
+  label,
+  program: join(SERVERS_DIR, 'pier.js'),
+  env,
+  eras: ['modern', 'legacy'],
+  sessionful: false,
+  live: '/health/live',
+  ready: '/health/ready',
+  healthLoad: false,
+  countsChecks: true,
+}));
 
 /** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
 export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [

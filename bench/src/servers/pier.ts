@@ -115,10 +115,39 @@ const otelPlugins: PierPlugin[] =
             }),
           ];
 
+// `BENCH_LIMITS=memory|redis` (limits-overhead.ts): `limitsPlugin()` with one rule on echo, per principal,
+// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`); `BENCH_LIMITS_HEADERS=off`
+// without the RateLimit headers. `BENCH_LIMITS=noop`: one middleware on tools/call that only calls next()
+// (the engine's own cost of a middleware, the floor of any limiter).
+const limitsMode = process.env.BENCH_LIMITS;
+const limitPlugins: PierPlugin[] = [];
+if (limitsMode === 'noop') {
+  limitPlugins.push({ name: 'noop', setup: (ctx) => ctx.use('tools/call', (_request, next) => next()) });
+} else if (limitsMode === 'memory' || limitsMode === 'redis') {
+  const { limitsPlugin } = await import('@pier/plugin-limits');
+  const store =
+    limitsMode === 'redis'
+      ? (await import('@pier/redis')).redisLimitStore({
+          url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+          prefix: `bench:${process.pid}:`,
+        })
+      : undefined;
+  await store?.ready;
+  limitPlugins.push(
+    limitsPlugin({
+      ...(store !== undefined && { store }),
+      headers: process.env.BENCH_LIMITS_HEADERS !== 'off',
+      rules: [
+        { name: 'echo', key: 'principal', tools: 'echo', rate: { limit: 1_000_000_000, windowMs: 1_000 } },
+      ],
+    }),
+  );
+}
+
 @MCPServer({
   name: 'bench-pier',
   version: '1.0.0',
-  plugins: [health, ...auth, ...otelPlugins],
+  plugins: [health, ...auth, ...otelPlugins, ...limitPlugins],
 })
 class BenchServer {
   @Tool({ description: ECHO_DESCRIPTION, input: ECHO_INPUT })

@@ -211,6 +211,11 @@ export class OptionIssues {
   }
 }
 
+/** Core's error for a set of options with problems (`OPTIONS_INVALID`, every problem in `issues`). */
+export function optionsError(message: string, issues: readonly string[]): PierError {
+  return new PierError('OPTIONS_INVALID', message, { issues });
+}
+
 /** `where: problem`, or `where: N problems:` followed by one indented line per problem. */
 export function summarize(where: string, issues: readonly string[]): string {
   return issues.length === 1

@@ -8,6 +8,7 @@ it('@pier/core exports exactly its allow-list', () => {
     'APPS_EXTENSION_ID',
     'APP_MIME_TYPE',
     'InMemoryKeyValueStore',
+    'InMemoryLimitStore',
     'InMemoryTaskStore',
     'MCPServer',
     'MissingClientCapabilityError',

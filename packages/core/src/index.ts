@@ -118,6 +118,17 @@ export type { LifecycleListener, LifecycleState } from './server/lifecycle.js';
 export type { InMemoryKeyValueStoreOptions, KeyValueStore } from './stores/kv-store.js';
 export { InMemoryKeyValueStore } from './stores/kv-store.js';
 export type {
+  ConcurrencyLimitCheck,
+  InMemoryLimitStoreOptions,
+  LimitCheck,
+  LimitHold,
+  LimitOutcome,
+  LimitStore,
+  QuotaLimitCheck,
+  RateLimitCheck,
+} from './stores/limit-store.js';
+export { InMemoryLimitStore } from './stores/limit-store.js';
+export type {
   InMemoryTaskStoreOptions,
   StoredTask,
   TaskError,

@@ -26,6 +26,12 @@ export const OTEL_ATTRIBUTES = {
   pierHealthCheckName: 'pier.health.check.name',
   /** Pier's own: a health status (`healthy`, `degraded`, `unhealthy`). */
   pierHealthCheckStatus: 'pier.health.check.status',
+  /** Pier's own: the name of a limit (a rule of `limitsPlugin`). */
+  pierLimitRule: 'pier.limit.rule',
+  /** Pier's own: why a limit refused a request: `exceeded`, or `unavailable` (its store unreachable, failing closed). */
+  pierLimitReason: 'pier.limit.reason',
+  /** Pier's own: how a limit decided without its store: `open` (admitted) or `closed` (refused). */
+  pierLimitFailureMode: 'pier.limit.failure_mode',
 } as const;
 
 /** Bucket boundaries (seconds) the conventions advise for both duration histograms. */
@@ -65,6 +71,22 @@ export const OTEL_METRICS = {
     name: 'pier.server.tasks',
     unit: '{task}',
     description: 'Tasks by status, as this process saved them, until the store forgets them (their TTL).',
+  },
+  limitRefusals: {
+    name: 'pier.limit.refusals',
+    unit: '{request}',
+    description: 'Requests refused by a limit of limitsPlugin, by limit and reason.',
+  },
+  limitStoreErrors: {
+    name: 'pier.limit.store.errors',
+    unit: '{decision}',
+    description:
+      'Limits decided without their store (unreachable), by limit and failure mode: open (admitted) or closed (refused).',
+  },
+  limitStoreAvailable: {
+    name: 'pier.limit.store.available',
+    unit: '1',
+    description: '1 while the limit store answers, 0 from its first failure until it answers again.',
   },
   healthCheckStatus: {
     name: 'pier.health.check.status',

@@ -27,6 +27,26 @@ export interface OtelPluginOptions {
    * status): pass the `healthPlugin(…)` you install. Each probe that runs the checks updates the gauge.
    */
   readonly health?: HealthResultsSource;
+  /**
+   * Counts what these limits decide (`pier.limit.refusals`, `pier.limit.store.errors`,
+   * `pier.limit.store.available`): pass the `limitsPlugin(…)` you install.
+   */
+  readonly limits?: LimitEventsSource;
+}
+
+/**
+ * Where limit decisions come from: what `limitsPlugin()` of `@pier/plugin-limits` returns (this plugin does
+ * not depend on it; anything with this method works).
+ */
+export interface LimitEventsSource {
+  onEvent(
+    listener: (
+      event:
+        | { readonly type: 'refused'; readonly rule: string; readonly reason: string }
+        | { readonly type: 'store-error'; readonly rule: string; readonly mode: string }
+        | { readonly type: 'store'; readonly available: boolean },
+    ) => void,
+  ): () => void;
 }
 
 /**
@@ -81,6 +101,7 @@ export interface NormalizedOptions {
     | { readonly path: string; readonly authorize: PrometheusRouteOptions['authorize'] }
     | undefined;
   readonly health: HealthResultsSource | undefined;
+  readonly limits: LimitEventsSource | undefined;
 }
 
 export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOptions {
@@ -98,7 +119,11 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
     resourceUriInMetrics,
     prometheus,
     health,
+    limits,
   } = options;
+  if (limits !== undefined && typeof limits?.onEvent !== 'function') {
+    problems.add('limits must have onEvent() (pass the limitsPlugin(…) you install)');
+  }
   if (health !== undefined && typeof health?.onEvaluation !== 'function') {
     problems.add('health must have onEvaluation() (pass the healthPlugin(…) you install)');
   }
@@ -154,5 +179,6 @@ export function normalizeOptions(options: OtelPluginOptions = {}): NormalizedOpt
     resourceUriInMetrics: resourceUriInMetrics ?? false,
     prometheus: route,
     health,
+    limits,
   };
 }

@@ -1,5 +1,6 @@
 // otelPlugin(): the observer on every SDK server Pier builds, and the optional Prometheus route.
 import type { PierPlugin, PluginContext } from '@pier/core';
+import { limitMetrics } from './limits.js';
 import { normalizeOptions, type OtelPluginOptions } from './options.js';
 import { PROMETHEUS_CONTENT_TYPE, PrometheusRegistry } from './prometheus.js';
 import { createObserver } from './telemetry.js';
@@ -25,8 +26,13 @@ export function otelPlugin(options: OtelPluginOptions = {}): PierPlugin {
       const telemetry = createObserver(normalized, registry);
       ctx.observe(telemetry);
       const unsubscribe = normalized.health?.onEvaluation((evaluation) => telemetry.health(evaluation));
+      const limitsOff =
+        normalized.limits === undefined
+          ? undefined
+          : normalized.limits.onEvent(limitMetrics(normalized, registry));
       ctx.onClose(() => {
         unsubscribe?.();
+        limitsOff?.();
         telemetry.close();
       });
       if (registry === undefined || normalized.prometheus === undefined) return;

@@ -105,6 +105,27 @@ export class PrometheusRegistry {
     };
   }
 
+  /** A monotonic counter (an OpenTelemetry Counter): `_total` added, as OpenTelemetry's exporter names it. */
+  counter(otelName: string, help: string): (delta: number, attributes: Attributes) => void {
+    const base = sanitize(otelName);
+    const name = base.endsWith('_total') ? base : `${base}_total`;
+    const series = new Map<string, Series<number>>();
+    this.#families.push({
+      name,
+      help,
+      render(lines) {
+        lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} counter`);
+        for (const { labels, value } of series.values()) lines.push(`${name}${braces(labels)} ${value}`);
+      },
+    });
+    return (delta, attributes) => {
+      const labels = labelsOf(attributes);
+      const entry = series.get(labels);
+      if (entry === undefined) series.set(labels, { labels, value: delta });
+      else entry.value += delta;
+    };
+  }
+
   /** The exposition text. */
   render(): string {
     const lines: string[] = [];

@@ -42,10 +42,10 @@ import type { NormalizedOptions } from './options.js';
 import type { PrometheusRegistry } from './prometheus.js';
 import { protocolVersionOf, Vocabulary } from './vocabulary.js';
 
-const SCOPE = '@pier/plugin-otel';
+export const SCOPE = '@pier/plugin-otel';
 /** An attribute name of the conventions (what literal keys are checked against). */
 type AttributeName = (typeof OTEL_ATTRIBUTES)[keyof typeof OTEL_ATTRIBUTES];
-const SCOPE_VERSION = '0.1.0';
+export const SCOPE_VERSION = '0.1.0';
 /** Node's longest timer (about 24.8 days); a longer TTL is waited for in steps. */
 const MAX_TIMER_MS = 2_147_483_647;
 

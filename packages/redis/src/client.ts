@@ -89,6 +89,35 @@ export function entriesOf(reply: unknown): RedisStreamEntry[] {
   return [];
 }
 
+/** What a store needs of a client it may have made itself. */
+interface OpenableClient {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/**
+ * The client a store runs on: the one it was given, or one it makes for `url` (then `owned`: the store
+ * closes it). Connecting starts at once and is never awaited here: node-redis retries a first connection
+ * forever, and each store decides how long a command waits for it.
+ */
+export async function storeClient<T extends OpenableClient>(options: {
+  readonly url?: string | undefined;
+  readonly client?: T | undefined;
+}): Promise<{ readonly client: T; readonly owned: boolean }> {
+  let client: T;
+  let owned = false;
+  if (options.client !== undefined) client = options.client;
+  else {
+    client = (await createRedisClient(options.url as string)) as unknown as T;
+    owned = true;
+    // Reported by the commands that fail; without a listener node-redis would crash the process.
+    client.on('error', () => {});
+  }
+  if (!client.isOpen) client.connect().catch(() => undefined);
+  return { client, owned };
+}
+
 /**
  * Waits (polling every 25 ms) until `client` can run commands; `false` when `timeoutMs` passed or
  * `stopped()` said to give up first. node-redis retries a lost connection forever: this bounds the wait.

@@ -2,7 +2,6 @@
 // own events locally at once, appends them to the stream, and reads everyone else's from the stream, from
 // the last entry it saw: a reconnect replays what it missed instead of losing it.
 import { randomUUID } from 'node:crypto';
-import { describeValue } from '@pier/core';
 import type { BusEvent, EventBus } from '@pier/core/transport';
 import { InMemoryServerEventBus } from '@pier/core/transport';
 import { createRedisClient, entriesOf, type RedisClientLike } from './client.js';

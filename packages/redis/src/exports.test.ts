@@ -8,6 +8,7 @@ it('@pier/redis exports exactly its allow-list', () => {
     'redisEventBus',
     'redisHealthCheck',
     'redisKeyValueStore',
+    'redisLimitStore',
     'redisRequestStateKeys',
     'redisSessionRelay',
     'redisTaskStore',

@@ -1,4 +1,4 @@
-import type { KeyValueStore, TaskStore } from '@pier/core';
+import type { KeyValueStore, LimitStore, TaskStore } from '@pier/core';
 import type { EventBus } from '@pier/core/transport';
 import type { HealthCheckDefinition } from '@pier/plugin-health';
 import type { SessionRelay } from '@pier/transport-http';
@@ -7,10 +7,12 @@ import { expectTypeOf } from 'vitest';
 import {
   type RedisClientLike,
   type RedisKeyValueClientLike,
+  type RedisLimitClientLike,
   type RedisSessionClientLike,
   type RedisTaskClientLike,
   redisEventBus,
   redisKeyValueStore,
+  redisLimitStore,
   redisSessionRelay,
   redisTaskStore,
 } from './index.js';
@@ -30,6 +32,9 @@ expectTypeOf(redisSessionRelay({ url: 'redis://127.0.0.1:6379' })).toExtend<Sess
 expectTypeOf(createClient()).toExtend<RedisTaskClientLike>();
 expectTypeOf(redisTaskStore({ url: 'redis://127.0.0.1:6379' })).toExtend<TaskStore>();
 
+// The limit store runs on a node-redis v6 client as it is, and is core's LimitStore.
+expectTypeOf(createClient()).toExtend<RedisLimitClientLike>();
+expectTypeOf(redisLimitStore({ url: 'redis://127.0.0.1:6379' })).toExtend<LimitStore>();
 // The key-value store runs on a node-redis v6 client as it is, and is core's KeyValueStore.
 expectTypeOf(createClient()).toExtend<RedisKeyValueClientLike>();
 expectTypeOf(redisKeyValueStore({ url: 'redis://127.0.0.1:6379' })).toExtend<KeyValueStore>();

@@ -19,6 +19,12 @@ export {
   redisKeyValueStore,
 } from './kv-store.js';
 export {
+  type RedisLimitClientLike,
+  type RedisLimitStore,
+  type RedisLimitStoreOptions,
+  redisLimitStore,
+} from './limit-store.js';
+export {
   type RedisKeysClientLike,
   type RedisRequestStateKeys,
   type RedisRequestStateKeysOptions,

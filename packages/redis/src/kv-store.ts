@@ -4,7 +4,7 @@
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { createRedisClient, untilReady } from './client.js';
+import { storeClient, untilReady } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -129,17 +129,8 @@ class StringKeyValueStore implements RedisKeyValueStore {
   }
 
   async #open(): Promise<RedisKeyValueClientLike> {
-    let client: RedisKeyValueClientLike;
-    if (this.#options.client !== undefined) {
-      client = this.#options.client;
-    } else {
-      client = (await createRedisClient(this.#options.url as string)) as unknown as RedisKeyValueClientLike;
-      this.#ownsClient = true;
-      // Reported by the command that fails; without a listener node-redis would crash the process.
-      client.on('error', () => {});
-    }
-    // node-redis retries a first connection forever: commands wait for it, bounded, in #run.
-    if (!client.isOpen) client.connect().catch(() => undefined);
+    const { client, owned } = await storeClient<RedisKeyValueClientLike>(this.#options);
+    this.#ownsClient = owned;
     return client;
   }
 

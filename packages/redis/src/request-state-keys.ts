@@ -6,7 +6,6 @@
 // replicas can never create two keys and split the fleet, and rounds begun before still complete.
 import { randomBytes } from 'node:crypto';
 import type { RequestStateKeySet, RequestStateKeys } from '@pier/core';
-import { describeValue } from '@pier/core';
 import { createRedisClient, untilReady } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';

@@ -10,7 +10,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { describeValue } from '@pier/core';
 import { createRedisClient } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';

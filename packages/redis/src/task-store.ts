@@ -4,7 +4,7 @@
 // replica which task changed: the replica running a task's handler learns of a cancel made elsewhere.
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { createRedisClient, untilReady } from './client.js';
+import { storeClient, untilReady } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -200,17 +200,8 @@ class HashTaskStore implements RedisTaskStore {
   }
 
   async #open(): Promise<RedisTaskClientLike> {
-    let client: RedisTaskClientLike;
-    if (this.#options.client !== undefined) {
-      client = this.#options.client;
-    } else {
-      client = (await createRedisClient(this.#options.url as string)) as unknown as RedisTaskClientLike;
-      this.#ownsClient = true;
-      // Reported by the command that fails; without a listener node-redis would crash the process.
-      client.on('error', () => {});
-    }
-    // node-redis retries a first connection forever: commands wait for it, bounded, in #run.
-    if (!client.isOpen) client.connect().catch(() => undefined);
+    const { client, owned } = await storeClient<RedisTaskClientLike>(this.#options);
+    this.#ownsClient = owned;
     return client;
   }
 

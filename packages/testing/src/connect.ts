@@ -5,7 +5,6 @@ import {
   InMemoryTransport,
   type Notification,
   type Progress,
-  type Root,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import type { PierServer } from '@pier/core';

@@ -29,6 +29,8 @@ export interface HttpExchange {
   readonly target: string;
   /** An HTTP/1.1 request without `Host` (only node can see one). */
   readonly missingHost: boolean;
+  /** The peer's IP address (node's socket); `undefined` where the runtime does not say (a web `Request`). */
+  readonly remoteAddress: string | undefined;
   /** A request header by lower-case name; a repeated one reads as HTTP folds it (`a, b`). */
   header(name: string): string | undefined;
   /** What an authenticator reads. */

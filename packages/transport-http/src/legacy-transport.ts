@@ -131,6 +131,7 @@ export class LegacyTransport {
       authInfo,
       connection: this.#connection,
       transport: 'http',
+      remoteAddress: exchange.remoteAddress,
     };
     if (requests.length > 1) {
       // A batch with a request the caller may not make is refused whole, before any of it runs.
@@ -286,11 +287,20 @@ export class LegacyTransport {
     }
     if (current.streaming || answers.length === 0) current.end();
     // One answer goes alone (as the SDK sends it, even for a batch with one request); more as an array.
-    else
-      current.json(
+    // The headers middleware set (RateLimit…) go with a single answer, as on the 2026-07-28 path.
+    else if (answers.length === 1) {
+      const only = answers[0] as Answer;
+      const body = JSON.stringify(only.message);
+      current.respond(
         200,
-        JSON.stringify(answers.length === 1 ? answers[0]?.message : answers.map((a) => a.message)),
+        {
+          ...only.headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
       );
+    } else current.json(200, JSON.stringify(answers.map((a) => a.message)));
   }
 
   #forget(streamId: string, ids: readonly RequestId[]): void {

@@ -42,6 +42,7 @@ export async function serveModern(
     // A client that accepts no event stream gets the answer alone.
     send: acceptsEventStream(exchange.header('accept')) ? send : undefined,
     transport: 'http',
+    remoteAddress: exchange.remoteAddress,
   };
   const answered = host.engine.handle(message, inbound);
   if (!isRequest || answered === undefined) {

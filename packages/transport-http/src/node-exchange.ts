@@ -66,6 +66,10 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
     return this.#target ?? this.req.url ?? '';
   }
 
+  get remoteAddress(): string | undefined {
+    return this.req.socket.remoteAddress;
+  }
+
   get missingHost(): boolean {
     return this.req.headers.host === undefined && this.req.httpVersion === '1.1';
   }

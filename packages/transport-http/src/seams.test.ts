@@ -265,6 +265,44 @@ describe('addCapabilities and addMethod: a plugin serves an extension', () => {
     expect(seen).toEqual(['modern']);
   });
 
+  it("middleware reads the peer's address and its headers reach the answer, in both eras and modes", async () => {
+    const peers: (string | undefined)[] = [];
+    const stamp: PierPlugin = {
+      name: 'stamp',
+      setup: (ctx) =>
+        ctx.use('tools/call', async (request, next) => {
+          peers.push(request.remoteAddress);
+          request.setHeader('X-Stamp', `${request.era}`);
+          return next();
+        }),
+    };
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami' } });
+    for (const sessions of [false, true]) {
+      const server = pier([stamp]);
+      const { url } = await server.listen(httpTransport({ port: 0, sessions }));
+      const modern = await ask(url, modernRequest('tools/call', { name: 'whoami' }));
+      expect(modern.status).toBe(200);
+      expect(modern.headers['x-stamp']).toBe('modern');
+      let sessionId: string | undefined;
+      if (sessions) {
+        const opened = await ask(url, { headers: LEGACY_HEADERS, body: initializeBody() });
+        sessionId = opened.headers['mcp-session-id'] as string;
+      }
+      const legacy = await ask(url, {
+        headers: {
+          ...LEGACY_HEADERS,
+          'mcp-protocol-version': '2025-11-25',
+          ...(sessionId !== undefined && { 'mcp-session-id': sessionId }),
+        },
+        body: call,
+      });
+      expect(legacy.status).toBe(200);
+      expect(legacy.json).toMatchObject({ id: 2, result: { content: [{ text: 'nobody' }] } });
+      expect(legacy.headers['x-stamp']).toBe('legacy');
+    }
+    expect(peers).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1']);
+  });
+
   it('refuses a method the server serves already, and bad arguments', () => {
     const clash: PierPlugin = { name: 'clash', setup: (ctx) => ctx.addMethod('tools/list', () => ({})) };
     expect(() => pier([clash])).toThrow(/plugin "clash" serves tools\/list, which the server serves itself/);

@@ -22,6 +22,8 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
   readonly method: string;
   readonly target: string;
   readonly missingHost = false;
+  // A web `Request` carries no peer address; `limitsPlugin({ clientIp })` reads one from a header instead.
+  readonly remoteAddress = undefined;
   /** The answer, once request handling gave one (a stream's `Response` resolves when the stream starts). */
   readonly response: Promise<Response>;
   readonly #request: Request;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanUp, probe, probeUntil } from './test-app.js';
 import { structured } from './test-clients.js';
 import {
+  callTool,
   ensureInstalled,
   type LoadBalancer,
   listen,
@@ -55,64 +56,15 @@ async function closeWatchers(): Promise<void> {
   await Promise.allSettled(watchers.splice(0).map((w) => w.client.close()));
 }
 
-let nextId = 1;
-/** One raw 2026-07-28 `tools/call`; resolves with the HTTP status, the replica HAProxy picked and the answer. */
-async function call(
-  url: string,
-  name: string,
-  args: Record<string, unknown> = {},
-  extra: { capabilities?: Record<string, unknown>; params?: Record<string, unknown> } = {},
-): Promise<{ status: number; replica: string | null; result?: Record<string, unknown>; error?: unknown }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    signal: AbortSignal.timeout(15_000),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        ...extra.params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'fleet-raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': extra.capabilities ?? {},
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { error: text };
-  }
-  return {
-    status: response.status,
-    replica: response.headers.get('x-pier-replica'),
-    ...(body.result !== undefined && { result: body.result as Record<string, unknown> }),
-    ...(body.error !== undefined && { error: body.error }),
-  };
-}
-
 /** The ids of the notes a replica (or the balancer) lists. */
 async function noteIds(url: string): Promise<string[]> {
-  const answer = await call(url, 'list_notes');
+  const answer = await callTool(url, 'list_notes');
   expect(answer.error).toBeUndefined();
   return structured<{ notes: { id: string }[] }>(answer.result).notes.map((note) => note.id);
 }
 
 async function addNote(url: string, title: string): Promise<{ id: string; replica: string | null }> {
-  const answer = await call(url, 'add_note', { title, body: `${title} body` });
+  const answer = await callTool(url, 'add_note', { title, body: `${title} body` });
   expect(answer.error).toBeUndefined();
   const { note } = structured<{ note: { id: string } }>(answer.result);
   return { id: note.id, replica: answer.replica };
@@ -125,9 +77,9 @@ async function addNote(url: string, title: string): Promise<{ id: string; replic
 async function confirmAcross(first: Replica, second: Replica) {
   const { id } = await addNote(first.url, 'to confirm');
   const elicitation = { capabilities: { elicitation: {} } };
-  const round1 = await call(first.url, 'delete_note', { id }, elicitation);
+  const round1 = await callTool(first.url, 'delete_note', { id }, elicitation);
   expect(round1.result).toMatchObject({ resultType: 'input_required' });
-  const round2 = await call(
+  const round2 = await callTool(
     second.url,
     'delete_note',
     { id },
@@ -170,7 +122,7 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
   it('balances every request on its own: 30 calls over kept-alive connections reach ≥ 2 replicas, 0 errors', async () => {
     const seen = new Map<string, number>();
     for (let i = 0; i < 30; i++) {
-      const answer = await call(lb.url, 'list_notes');
+      const answer = await callTool(lb.url, 'list_notes');
       expect(answer.status).toBe(200);
       expect(answer.error).toBeUndefined();
       seen.set(answer.replica as string, (seen.get(answer.replica as string) ?? 0) + 1);
@@ -212,7 +164,7 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
     const { id } = await addNote(r1.url, 'shared');
     expect(await noteIds(r2.url)).toContain(id);
     expect(await noteIds(r3.url)).toContain(id);
-    const deleted = await call(r3.url, 'delete_note', { id });
+    const deleted = await callTool(r3.url, 'delete_note', { id });
     expect(deleted.error).toBeUndefined();
     expect(await noteIds(r1.url)).not.toContain(id);
     expect(await noteIds(r2.url)).not.toContain(id);
@@ -310,7 +262,7 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
       Array.from({ length: 10 }, async () => {
         while (next < EVENTS) {
           next++;
-          const answer = await call(lb.url, 'add_note', { title: `soak ${next}`, body: '' });
+          const answer = await callTool(lb.url, 'add_note', { title: `soak ${next}`, body: '' });
           if (answer.status !== 200 || answer.error !== undefined) failures.push(answer);
         }
       }),
@@ -386,7 +338,7 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
       while (inFlight >= 10) await sleep(5);
       inFlight++;
       calls.push(
-        call(lb.url, 'list_notes')
+        callTool(lb.url, 'list_notes')
           .then((answer) => {
             if (answer.status !== 200 || answer.error !== undefined) failures.push(answer);
             else served.set(answer.replica as string, (served.get(answer.replica as string) ?? 0) + 1);
@@ -427,8 +379,8 @@ describe('3 replicas with REDIS_URL behind HAProxy (deploy/haproxy.cfg)', () => 
         expect(seen).toEqual({ status: 200, redis: 'unhealthy' });
         expect((await probe(replica.origin, '/health/live')).status).toBe(200);
         // A tool that needs no Redis answers; one that reads the notes fails at once with a tool error.
-        expect((await call(replica.url, 'show_config')).error).toBeUndefined();
-        const listed = await call(replica.url, 'list_notes');
+        expect((await callTool(replica.url, 'show_config')).error).toBeUndefined();
+        const listed = await callTool(replica.url, 'list_notes');
         expect(listed.result?.isError ?? listed.error !== undefined).toBe(true);
       }
     } finally {
@@ -502,7 +454,7 @@ describe('REDIS_URL is a secret: its password never shows', () => {
     const [replica] = await replicas(1, { REDIS_URL: url, LOG_LEVEL: 'debug' });
     await replica?.start();
     try {
-      const shown = await call(replica?.url as string, 'show_config');
+      const shown = await callTool(replica?.url as string, 'show_config');
       expect(shown.error).toBeUndefined();
       const text = JSON.stringify(shown.result);
       expect(text).toContain('"source":"REDIS_URL"');

@@ -67,10 +67,14 @@ export async function connectHttp(kind: ClientKind, url: string): Promise<Connec
 }
 
 /** Starts the app over stdio as an MCP client would (command, args, env) and connects a client of `kind`. */
-export async function connectStdio(kind: ClientKind, dataDir: string): Promise<Connected> {
+export async function connectStdio(
+  kind: ClientKind,
+  dataDir: string,
+  extraArgs: readonly string[] = [],
+): Promise<Connected> {
   const params = {
     command: process.execPath,
-    args: [MAIN, '--data-dir', dataDir],
+    args: [MAIN, '--data-dir', dataDir, ...extraArgs],
     env: baseEnv({ API_KEY: TEST_API_KEY }) as Record<string, string>,
     cwd: APP_DIR,
     stderr: 'pipe' as const,

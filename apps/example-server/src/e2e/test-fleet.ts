@@ -289,3 +289,52 @@ export async function until(check: () => boolean, what: string, ms = 5_000): Pro
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let nextId = 1;
+/** One raw 2026-07-28 `tools/call`; resolves with the HTTP status, the replica HAProxy picked and the answer. */
+export async function callTool(
+  url: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  extra: { capabilities?: Record<string, unknown>; params?: Record<string, unknown> } = {},
+): Promise<{ status: number; replica: string | null; result?: Record<string, unknown>; error?: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    signal: AbortSignal.timeout(15_000),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        ...extra.params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'fleet-raw', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': extra.capabilities ?? {},
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { error: text };
+  }
+  return {
+    status: response.status,
+    replica: response.headers.get('x-pier-replica'),
+    ...(body.result !== undefined && { result: body.result as Record<string, unknown> }),
+    ...(body.error !== undefined && { error: body.error }),
+  };
+}

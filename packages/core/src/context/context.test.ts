@@ -1,6 +1,5 @@
 // What a method can do with its context, seen from the SDK's client in both eras.
 import type { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport, type Transport } from '@modelcontextprotocol/server';
 import { closeAll, connect } from '@pier/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -2,12 +2,7 @@
 // ways back to the client (related messages, questions in a 2025 session). It is also what middleware
 // sees (`MiddlewareContext`). Everything that costs something (an abort controller, a principal, response
 // headers) is made only when first asked for.
-import type {
-  AuthInfo,
-  ClientCapabilities,
-  Implementation,
-  LoggingLevel,
-} from '@modelcontextprotocol/server';
+import type { AuthInfo, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
 import type { Envelope, HeaderReader } from './classify.js';
@@ -42,6 +37,8 @@ export interface Inbound {
   readonly closeStream?: (() => void) | undefined;
   /** The transport's name, as middleware sees it: `http`, `stdio`… */
   readonly transport?: string | undefined;
+  /** The peer's IP address (the HTTP socket's); absent where there is none (stdio). */
+  readonly remoteAddress?: string | undefined;
 }
 
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
@@ -136,6 +133,10 @@ export class Call implements MiddlewareContext {
 
   get transport(): string {
     return this.inbound.transport ?? this.connection?.transport ?? 'http';
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.inbound.remoteAddress;
   }
 
   get logger(): Logger {

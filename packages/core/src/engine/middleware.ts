@@ -55,6 +55,11 @@ export interface MiddlewareContext {
   readonly sessionId: string | undefined;
   /** `http`, `stdio` or another transport's name. */
   readonly transport: string;
+  /**
+   * The IP address of the peer that sent the request over HTTP (the socket's: behind a proxy or a load
+   * balancer, the proxy's); `undefined` elsewhere (stdio).
+   */
+  readonly remoteAddress: string | undefined;
   /** The client, as the request (2026-07-28) or `initialize` (2025) describes it. */
   readonly client: {
     readonly info: Implementation | undefined;

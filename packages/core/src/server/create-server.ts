@@ -18,7 +18,7 @@ import { RequestStateCodec } from '../engine/modern/request-state.js';
 import { type RequestStateKeys, RotatingRequestStateCodec } from '../engine/modern/request-state-keys.js';
 import { Rounds } from '../engine/rounds.js';
 import { utf8Length } from '../engine/runtime.js';
-import { describeValue, MAX_TIMER_MS, messageOf, OptionIssues, PierError } from '../errors.js';
+import { describeValue, MAX_TIMER_MS, messageOf, OptionIssues, optionsError, PierError } from '../errors.js';
 import { appsCapability } from '../extensions/apps.js';
 import {
   SKILL_URI_PREFIX,
@@ -678,10 +678,6 @@ function serverOptions(value: unknown): CreateServerOptions {
     } as CreateServerOptions;
   }
   return options as CreateServerOptions;
-}
-
-function optionsError(message: string, issues: readonly string[]): PierError {
-  return new PierError('OPTIONS_INVALID', message, { issues });
 }
 
 function isTransport(value: unknown): value is PierTransport {

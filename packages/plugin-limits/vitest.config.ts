@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'plugin-limits',
+    include: ['src/**/*.test.ts'],
+    // Type tests (src/**/*.test-d.ts) are checked by the `typecheck` task (tsc over src), not here.
+    // Real sockets, child processes and a real redis-server on a loaded 2-core machine: generous bounds.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
