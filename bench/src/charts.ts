@@ -5,8 +5,9 @@
 // `node dist/charts.js` redraws the SVGs from the committed data.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { median, spread } from './harness/stats.js';
+import { median, pairedRatios, spread } from './harness/stats.js';
 import type { BenchResults } from './run.js';
+import { handKey, PATHS, SHAPES, shapeKey } from './shapes.js';
 
 /** Who a bar is: Pier, the bare SDK it is built on, a peer framework, or a ceiling without MCP framework. */
 export type BarKind = 'pier' | 'sdk' | 'peer' | 'ceiling';
@@ -26,6 +27,10 @@ export interface Chart {
   /** The unit of the values, as printed after them (`req/s`, `µs`). */
   readonly unit: string;
   readonly better: 'higher' | 'lower';
+  /** Decimals of the printed values (default: none from 10 up, one below). */
+  readonly decimals?: number;
+  /** A dashed vertical line across the plot: a target. */
+  readonly mark?: { readonly value: number; readonly label: string };
   readonly groups: readonly { readonly label: string; readonly bars: readonly Bar[] }[];
 }
 
@@ -67,6 +72,25 @@ function bars(entries: readonly (readonly [string, readonly number[]])[]): Bar[]
     .flatMap(([id, samples]) => bar(id, samples) ?? []);
 }
 
+/**
+ * Each tool shape's req/s over the hand-written server's on `path`, measured in the same run (the median
+ * and spread of the per-run ratios), after the hand-written server itself at 1.
+ */
+function shapeBars(results: BenchResults, path: (typeof PATHS)[number]): Bar[] {
+  const hand = (results.throughput[handKey(path)] ?? []).map((s) => s.rps);
+  if (hand.length === 0) return [];
+  const out: Bar[] = [{ label: 'hand-written JSON-RPC, no SDK', kind: 'ceiling', value: 1, min: 1, max: 1 }];
+  for (const shape of SHAPES) {
+    const ratios = pairedRatios(
+      (results.throughput[shapeKey(shape, path)] ?? []).map((s) => s.rps),
+      hand,
+    );
+    if (ratios.length === 0) continue;
+    out.push({ label: `Pier, ${shape.short}`, kind: 'pier', value: median(ratios), ...spread(ratios) });
+  }
+  return out.length > 1 ? out : [];
+}
+
 /** What the charts show of one run. */
 export function chartData(results: BenchResults): ChartData {
   const { meta } = results;
@@ -87,6 +111,15 @@ export function chartData(results: BenchResults): ChartData {
         .map(([key, samples]) => [key.split(' ')[0]!, samples.map((s) => s.rps)] as const),
     );
   const charts: Chart[] = [
+    {
+      id: 'tool-shapes',
+      title: 'Tool shapes (issue 31): req/s as a share of the hand-written server',
+      unit: '×',
+      better: 'higher',
+      decimals: 2,
+      mark: { value: 0.5, label: 'target 0.5×' },
+      groups: PATHS.map((path) => ({ label: path.label, bars: shapeBars(results, path) })),
+    },
     {
       id: 'tools-call-throughput',
       title: 'tools/call per second (echo tool, 50 connections)',
@@ -179,7 +212,8 @@ function xmlText(text: string): string {
     .replaceAll('"', '&quot;');
 }
 
-function formatValue(value: number): string {
+function formatValue(value: number, decimals?: number): string {
+  if (decimals !== undefined) return value.toFixed(decimals);
   return value >= 10 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
 }
 
@@ -199,7 +233,7 @@ export function renderChart(chart: Chart, meta: ChartData['meta']): string {
       const top = y;
       const mid = top + BAR_HEIGHT / 2;
       body.push(
-        `<g><title>${xmlText(`${b.label}: ${formatValue(b.value)} ${chart.unit} (spread ${formatValue(b.min)}–${formatValue(b.max)})`)}</title>`,
+        `<g><title>${xmlText(`${b.label}: ${formatValue(b.value, chart.decimals)} ${chart.unit} (spread ${formatValue(b.min, chart.decimals)}–${formatValue(b.max, chart.decimals)})`)}</title>`,
         `<text x="${LABEL_WIDTH - 10}" y="${mid + 4}" class="label${b.kind === 'pier' ? ' pier' : ''}" text-anchor="end">${xmlText(b.label)}</text>`,
         `<rect x="${LABEL_WIDTH}" y="${top}" width="${Math.max(1, x(b.value) - LABEL_WIDTH).toFixed(1)}" height="${BAR_HEIGHT}" rx="2" fill="${COLOURS[b.kind]}"/>`,
       );
@@ -209,11 +243,19 @@ export function renderChart(chart: Chart, meta: ChartData['meta']): string {
         );
       }
       body.push(
-        `<text x="${(Math.max(x(b.value), x(b.max)) + 6).toFixed(1)}" y="${mid + 4}" class="value">${formatValue(b.value)} ${xmlText(chart.unit)}</text></g>`,
+        `<text x="${(Math.max(x(b.value), x(b.max)) + 6).toFixed(1)}" y="${mid + 4}" class="value">${formatValue(b.value, chart.decimals)} ${xmlText(chart.unit)}</text></g>`,
       );
       y += BAR_HEIGHT + BAR_GAP;
     }
     y += GROUP_GAP - BAR_GAP;
+  }
+  if (chart.mark !== undefined && chart.mark.value <= scaleMax) {
+    const at = x(chart.mark.value).toFixed(1);
+    body.push(
+      `<path d="M${at} 62V${y - GROUP_GAP + BAR_GAP}" class="mark"/>`,
+      `<text x="${at}" y="${y - GROUP_GAP + BAR_GAP + 14}" class="value" text-anchor="middle">${xmlText(chart.mark.label)}</text>`,
+    );
+    y += 14;
   }
   const height = y + 14;
   const when = meta.date.slice(0, 16).replace('T', ' ');
@@ -225,7 +267,8 @@ export function renderChart(chart: Chart, meta: ChartData['meta']): string {
     '<style>text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:#1f2328}',
     '.title{font-size:16px;font-weight:600}.subtitle{font-size:12px;fill:#57606a}.group{font-size:13px;font-weight:600}',
     '.label{font-size:12px}.label.pier{font-weight:600}.value{font-size:12px;fill:#57606a}',
-    '.whisker{stroke:#1f2328;stroke-width:1.2;fill:none;opacity:.55}</style>',
+    '.whisker{stroke:#1f2328;stroke-width:1.2;fill:none;opacity:.55}',
+    '.mark{stroke:#cf222e;stroke-width:1;stroke-dasharray:4 3;fill:none}</style>',
     `<rect width="${WIDTH}" height="${height}" rx="6" fill="#ffffff"/>`,
     `<text x="16" y="24" class="title">${xmlText(chart.title)}</text>`,
     `<text x="16" y="42" class="subtitle">${xmlText(subtitle)}</text>`,

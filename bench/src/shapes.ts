@@ -37,6 +37,8 @@ export type ShapeId =
 export interface Shape {
   readonly id: ShapeId;
   readonly label: string;
+  /** The same, short enough for a chart's bar label. */
+  readonly short: string;
   /** The stateless server (2026-07-28 and 2025 stateless paths) and the sessionful one (2025 sessions). */
   readonly stateless: ServerId;
   readonly sessionful: ServerId;
@@ -78,6 +80,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'echo',
     label: 'echo, handler takes only its arguments',
+    short: 'echo',
     stateless: 'pier',
     sessionful: 'pier-sessions',
     call: ECHO_CALL,
@@ -86,6 +89,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'ctx',
     label: 'handler uses `ctx`: a log message and progress, the client asking for both',
+    short: 'ctx: log + progress',
     stateless: 'pier',
     sessionful: 'pier-sessions',
     call: { tool: 'echo_ctx', progress: true, logLevel: 'info' },
@@ -95,6 +99,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'output',
     label: 'an output schema',
+    short: 'output schema',
     stateless: 'pier',
     sessionful: 'pier-sessions',
     call: { tool: 'echo_structured' },
@@ -104,6 +109,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'scopes',
     label: '`scopes` under `authPlugin` + `jwt()`, token cache warm',
+    short: 'scopes under jwt()',
     stateless: 'pier-auth',
     sessionful: 'pier-auth-sessions',
     call: { tool: 'echo_scoped' },
@@ -112,6 +118,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'tasks',
     label: 'echo on a server that also declares a task tool and skills',
+    short: '+ a task tool and skills',
     stateless: 'pier-tasks',
     sessionful: 'pier-tasks-sessions',
     call: ECHO_CALL,
@@ -120,6 +127,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'otel',
     label: 'echo, `@pier/plugin-otel` on, no OpenTelemetry SDK',
+    short: 'plugin-otel, no OTel SDK',
     stateless: 'pier-otel',
     sessionful: 'pier-otel-sessions',
     call: ECHO_CALL,
@@ -128,6 +136,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'otel-sdk',
     label: 'echo, `@pier/plugin-otel` on, SDK with no-op exporters',
+    short: 'plugin-otel + OTel SDK',
     stateless: 'pier-otel-sdk',
     sessionful: 'pier-otel-sdk-sessions',
     call: ECHO_CALL,
@@ -136,6 +145,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'middleware',
     label: 'echo behind three no-op middlewares',
+    short: 'three no-op middlewares',
     stateless: 'pier-mw',
     sessionful: 'pier-mw-sessions',
     call: ECHO_CALL,
@@ -145,6 +155,7 @@ export const SHAPES: readonly Shape[] = [
   {
     id: 'notes',
     label: 'the example app’s `list_notes` (three notes)',
+    short: 'example app: list_notes',
     stateless: 'notes',
     sessionful: 'notes-sessions',
     call: { tool: 'list_notes', arguments: {} },

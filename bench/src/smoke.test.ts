@@ -119,6 +119,7 @@ describe('pnpm bench --smoke', () => {
         'health',
         'cold-start',
         'session-memory',
+        'tool-shapes',
       ]),
     );
     for (const chart of charts.charts) {

@@ -3,7 +3,7 @@
 import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/client';
 import { closest, parseFlags } from './args.js';
 import { askOnTerminal } from './ask.js';
-import { CliError, messageOf, usage } from './errors.js';
+import { CliError, messageOf, UsageIssues, usage } from './errors.js';
 import { allPages, headerFlags } from './inspect.js';
 import { type Io, printHelp, type Style, styleFor, withProgress } from './io.js';
 import { connectTarget, describeTarget, parseEra, parseTarget } from './target.js';
@@ -32,7 +32,7 @@ Exit codes: 0 the tool succeeded; 1 the tool returned an error (isError) or the 
 `;
 
 export async function callCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { flags, positionals, tail } = parseFlags('call', argv, {
+  const { flags, positionals, tail, issues } = parseFlags('call', argv, {
     args: { type: 'string' },
     answer: { type: 'string', multiple: true },
     era: { type: 'string' },
@@ -40,17 +40,26 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
     json: { type: 'boolean' },
   });
   if (flags.help) return printHelp(io, CALL_HELP);
-  const [name, ...rest] = positionals;
-  if (name === undefined || /^https?:\/\//i.test(name))
-    throw usage('call: which tool? pier call <tool> [key=value…] <url | -- command>');
-  // The URL, if any, is the last positional that is not key=value.
-  const urlIndex = rest.findIndex((word) => /^https?:\/\//i.test(word));
-  const url = urlIndex === -1 ? undefined : rest[urlIndex];
-  const pairs = rest.filter((_, index) => index !== urlIndex);
-  const target = parseTarget('call', url, tail);
-  const era = parseEra('call', flags.era);
-  const base = parseArgsJson(flags.args);
-  const answers = (flags.answer ?? []).map(parseAnswer);
+  // The tool's name comes first; the URL, if any, is the word that is one; the rest are key=value.
+  const isUrl = (word: string) => /^https?:\/\//i.test(word);
+  const urls = positionals.filter(isUrl);
+  const [name, ...pairs] = positionals.filter((word) => !isUrl(word));
+  if (name === undefined || name.includes('=')) {
+    issues.add('which tool? pier call <tool> [key=value…] <url | -- command>');
+    if (name !== undefined) pairs.unshift(name);
+  }
+  if (urls.length > 1) issues.add(`one server (got ${urls.map((url) => url.slice(0, 60)).join(' and ')})`);
+  for (const pair of pairs) {
+    if (pair.indexOf('=') <= 0)
+      issues.add(`"${pair.slice(0, 40)}" is neither key=value nor a URL; arguments are key=value`);
+  }
+  const target = parseTarget(issues, urls[0], tail);
+  const era = parseEra(issues, flags.era);
+  const base = parseArgsJson(issues, flags.args);
+  const answers = (flags.answer ?? []).map((answer) => parseAnswer(issues, answer));
+  const headers = headerFlags(issues, flags.header);
+  issues.throwIfAny();
+  if (name === undefined || target === undefined) return 2; // recorded in issues: thrown above
   const style = styleFor(io.stdout, io.env);
   const errStyle = styleFor(io.stderr, io.env);
 
@@ -68,7 +77,7 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
   };
 
   const connection = await withProgress(io, `connecting to ${describeTarget(target)}`, () =>
-    connectTarget(target, { era, onElicit, headers: headerFlags(flags.header), cwd: io.cwd, env: io.env }),
+    connectTarget(target, { era, onElicit, headers, cwd: io.cwd, env: io.env }),
   );
   try {
     const tools = await allPages(connection.client, 'tools');
@@ -82,8 +91,11 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
         `call: the server has no tool "${name}"${near === undefined ? '' : ` (did you mean ${near}?)`}; it has: ${tools.map((t) => t.name).join(', ') || 'none'}`,
       );
     }
-    const args = { ...base, ...typedPairs(pairs, tool) };
-    checkRequired(tool, args);
+    // Every problem with the arguments at once, before anything is called.
+    const argumentIssues = new UsageIssues('call');
+    const args = { ...base, ...typedPairs(argumentIssues, pairs, tool) };
+    checkRequired(argumentIssues, tool, args, pairs);
+    argumentIssues.throwIfAny();
     let result: CallToolResult;
     try {
       result = (await connection.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -97,43 +109,48 @@ export async function callCommand(argv: readonly string[], io: Io): Promise<numb
   }
 }
 
-function parseArgsJson(text: string | undefined): Record<string, unknown> {
+function parseArgsJson(issues: UsageIssues, text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw usage(`call: --args is not JSON: ${messageOf(error)}`);
+    issues.add(`--args is not JSON: ${messageOf(error)}`);
+    return {};
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usage('call: --args must be a JSON object, such as {"city":"Oslo"}');
+    issues.add('--args must be a JSON object, such as {"city":"Oslo"}');
+    return {};
   }
   return value as Record<string, unknown>;
 }
 
-function parseAnswer(text: string): ElicitResult {
+function parseAnswer(issues: UsageIssues, text: string): ElicitResult {
   if (text === 'decline' || text === 'cancel') return { action: text };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw usage(`call: --answer must be a JSON object, decline or cancel: ${messageOf(error)}`);
+    issues.add(`--answer must be a JSON object, decline or cancel: ${messageOf(error)}`);
+    return { action: 'cancel' };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw usage("call: --answer must be a JSON object (the answer's fields), decline or cancel");
+    issues.add("--answer must be a JSON object (the answer's fields), decline or cancel");
+    return { action: 'cancel' };
   }
   return { action: 'accept', content: value as ElicitResult['content'] };
 }
 
-/** key=value pairs typed by the tool's input schema; a usage error names a pair that does not fit. */
-export function typedPairs(pairs: readonly string[], tool: Tool): Record<string, unknown> {
+/** key=value pairs typed by the tool's input schema; each pair that does not fit is recorded in `issues`. */
+export function typedPairs(
+  issues: UsageIssues,
+  pairs: readonly string[],
+  tool: Tool,
+): Record<string, unknown> {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) {
-      throw usage(`call: "${pair.slice(0, 40)}" is neither key=value nor a URL; arguments are key=value`);
-    }
     const key = pair.slice(0, at);
     const raw = pair.slice(at + 1);
     const property = properties[key];
@@ -141,62 +158,79 @@ export function typedPairs(pairs: readonly string[], tool: Tool): Record<string,
     // typo of one it names (a server that strips unknown keys would otherwise say the real one is missing).
     const near = property === undefined ? closest(key, Object.keys(properties)) : undefined;
     if (property === undefined && (tool.inputSchema.additionalProperties === false || near !== undefined)) {
-      throw usage(
-        `call: ${tool.name} takes no argument "${key}"${near === undefined ? '' : ` (did you mean ${near}?)`}; it takes: ${Object.keys(properties).join(', ') || 'none'}`,
+      issues.add(
+        `${tool.name} takes no argument "${key}"${near === undefined ? '' : ` (did you mean ${near}?)`}; it takes: ${Object.keys(properties).join(', ') || 'none'}`,
       );
+      continue;
     }
-    out[key] = coerce(key, raw, property?.type);
+    const typed = coerce(key, raw, property?.type);
+    if (typed.problem !== undefined) issues.add(typed.problem);
+    out[key] = typed.value;
   }
   return out;
 }
 
-/** A usage error naming the required arguments `args` lacks, with the call that would give them. */
-export function checkRequired(tool: Tool, args: Record<string, unknown>): void {
-  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
-  const missing = required.filter((key) => args[key] === undefined);
-  if (missing.length === 0) return;
+/**
+ * Records the required arguments `args` lacks, with the call that would give them — leaving out one a
+ * given key is a typo of (that typo was named already).
+ */
+export function checkRequired(
+  issues: UsageIssues,
+  tool: Tool,
+  args: Record<string, unknown>,
+  pairs: readonly string[],
+): void {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const known = Object.keys(properties);
+  const typos = new Set(
+    pairs
+      .map((pair) => pair.slice(0, pair.indexOf('=')))
+      .filter((key) => properties[key] === undefined)
+      .map((key) => closest(key, known)),
+  );
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  const missing = required.filter((key) => args[key] === undefined && !typos.has(key));
+  if (missing.length === 0) return;
   const typed = missing.map((key) => {
     const type = properties[key]?.type;
     return `${key} (${Array.isArray(type) ? type.join('|') : typeof type === 'string' ? type : 'any'})`;
   });
-  throw usage(
-    `call: ${tool.name} needs ${typed.join(', ')}: pier call ${tool.name} ${missing.map((key) => `${key}=…`).join(' ')} …`,
+  issues.add(
+    `${tool.name} needs ${typed.join(', ')}: pier call ${tool.name} ${missing.map((key) => `${key}=…`).join(' ')} …`,
   );
 }
 
-function coerce(key: string, raw: string, type: unknown): unknown {
+/** The value `raw` stands for under JSON Schema `type`, or the problem (the raw text kept as the value). */
+function coerce(key: string, raw: string, type: unknown): { value: unknown; problem?: string } {
   const types = Array.isArray(type) ? type : [type];
-  if (types.includes('string')) return raw;
+  const refused = (expected: string) => ({
+    value: raw,
+    problem: `${key} must be ${expected} (got "${raw.slice(0, 30)}")`,
+  });
+  if (types.includes('string')) return { value: raw };
   if (types.includes('integer') || types.includes('number')) {
     const value = Number(raw);
-    if (
-      raw.trim() === '' ||
-      !Number.isFinite(value) ||
-      (types.includes('integer') && !types.includes('number') && !Number.isInteger(value))
-    ) {
-      throw usage(
-        `call: ${key} must be ${types.includes('integer') ? 'a whole number' : 'a number'} (got "${raw.slice(0, 30)}")`,
-      );
-    }
-    return value;
+    const whole = types.includes('integer') && !types.includes('number');
+    if (raw.trim() === '' || !Number.isFinite(value) || (whole && !Number.isInteger(value)))
+      return refused(whole ? 'a whole number' : 'a number');
+    return { value };
   }
   if (types.includes('boolean')) {
-    if (raw === 'true' || raw === 'false') return raw === 'true';
-    throw usage(`call: ${key} must be true or false (got "${raw.slice(0, 30)}")`);
+    if (raw === 'true' || raw === 'false') return { value: raw === 'true' };
+    return refused('true or false');
   }
   if (types.includes('object') || types.includes('array') || types.includes('null')) {
     try {
-      return JSON.parse(raw);
+      return { value: JSON.parse(raw) };
     } catch {
-      throw usage(`call: ${key} must be JSON (${types.join('|')}) (got "${raw.slice(0, 30)}")`);
+      return refused(`JSON (${types.join('|')})`);
     }
   }
   // No type declared: JSON when it parses (numbers, booleans, objects), else the text.
   try {
-    return JSON.parse(raw);
+    return { value: JSON.parse(raw) };
   } catch {
-    return raw;
+    return { value: raw };
   }
 }
 

@@ -1,6 +1,7 @@
 // CliError is a Pier error to code that branches on PierError.isInstance, without the CLI importing core.
 import { PierError } from '@pier/core';
 import { expect, it } from 'vitest';
+import { UsageIssues } from './errors.js';
 import { CliError } from './index.js';
 
 it('CliError carries the PierError brand, a stable code and the exit code that follows from it', () => {
@@ -16,4 +17,25 @@ it('CliError carries the PierError brand, a stable code and the exit code that f
   ]);
   // The negative control: an error without the brand is not one.
   expect(PierError.isInstance(Object.assign(new Error('x'), { code: 'USAGE' }))).toBe(false);
+});
+
+it('a usage error lists every problem, in its message and as issues', () => {
+  const issues = new UsageIssues('install');
+  issues.throwIfAny(); // nothing recorded: nothing thrown
+  issues.add('which client?');
+  issues.add('unknown option --nmae (did you mean --name?)', { help: true });
+  let thrown: unknown;
+  try {
+    issues.throwIfAny();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(CliError);
+  expect(thrown).toMatchObject({
+    code: 'USAGE',
+    exitCode: 2,
+    issues: ['which client?', 'unknown option --nmae (did you mean --name?)'],
+    message:
+      'install: 2 problems:\n  - which client?\n  - unknown option --nmae (did you mean --name?)\nsee pier install --help',
+  });
 });

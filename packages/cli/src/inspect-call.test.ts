@@ -316,9 +316,10 @@ describe('pier call', () => {
       pier(['call', app.url]),
       pier(['call', 'list_notes', 'tag', app.url]),
       pier(['call', 'add_note', 'title=x', app.url]),
+      pier(['call', 'add_note', 'titel=x', 'tags=home', app.url]),
     ]);
-    expect(runs.map((ran) => ran.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2]);
-    const [tool, argument, json, notObject, notJson, answer, noTool, notPair, missing] = runs.map(said);
+    expect(runs.map((ran) => ran.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    const [tool, argument, json, notObject, notJson, answer, noTool, notPair, missing, all] = runs.map(said);
     expect(tool).toBe(
       `pier: call: the server has no tool "add_nte" (did you mean add_note?); it has: ${TOOLS.join(', ')}\n`,
     );
@@ -332,6 +333,16 @@ describe('pier call', () => {
     expect(noTool).toBe('pier: call: which tool? pier call <tool> [key=value…] <url | -- command>\n');
     expect(notPair).toBe('pier: call: "tag" is neither key=value nor a URL; arguments are key=value\n');
     expect(missing).toBe('pier: call: add_note needs body (string): pier call add_note body=… …\n');
+    // Every problem with the arguments at once (the typo's real name is not also called missing).
+    expect(all).toBe(
+      [
+        'pier: call: 3 problems:',
+        '  - add_note takes no argument "titel" (did you mean title?); it takes: title, body, tags',
+        '  - tags must be JSON (array) (got "home")',
+        '  - add_note needs body (string): pier call add_note body=… …',
+        '',
+      ].join('\n'),
+    );
     // Nothing was added by the refused calls.
     const listed = await pier(['call', 'search_notes', 'query=x', '--json', app.url]);
     expect(

@@ -7,7 +7,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/client';
 import { parseFlags } from './args.js';
-import { CliError, messageOf } from './errors.js';
+import { CliError, messageOf, type UsageIssues } from './errors.js';
 import { type Io, printHelp, type Style, styleFor, table, withProgress } from './io.js';
 import {
   connectTarget,
@@ -56,15 +56,19 @@ export type EraProbe =
   | { readonly ok: false; readonly error: string };
 
 export async function inspectCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { flags, positionals, tail } = parseFlags('inspect', argv, {
+  const { flags, positionals, tail, issues } = parseFlags('inspect', argv, {
     era: { type: 'string' },
     header: { type: 'string', multiple: true },
     json: { type: 'boolean' },
   });
   if (flags.help) return printHelp(io, INSPECT_HELP);
-  const target = parseTarget('inspect', positionals[0], tail);
-  const era = parseEra('inspect', flags.era);
-  const headers = headerFlags(flags.header);
+  const [given, ...extra] = positionals;
+  if (extra.length > 0) issues.add(`one server (got also ${extra.join(' ').slice(0, 60)})`);
+  const target = parseTarget(issues, given, tail);
+  const era = parseEra(issues, flags.era);
+  const headers = headerFlags(issues, flags.header);
+  issues.throwIfAny();
+  if (target === undefined) return 2; // recorded in issues: thrown above
   const report = await withProgress(io, `inspecting ${describeTarget(target)}`, () =>
     inspect(target, { era, headers, cwd: io.cwd, env: io.env }),
   );
@@ -74,13 +78,16 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<n
   return 0;
 }
 
-export function headerFlags(pairs: readonly string[] | undefined): Record<string, string> {
+/** `--header` values (`Name=value` or `Name: value`); one without a name is recorded, its value unquoted. */
+export function headerFlags(
+  issues: UsageIssues,
+  pairs: readonly string[] | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const pair of pairs ?? []) {
     const at = pair.search(/[=:]/);
-    if (at <= 0)
-      throw new CliError('USAGE', `--header takes NAME=VALUE or "Name: value" (got "${pair.slice(0, 30)}")`);
-    headers[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    if (at <= 0) issues.add('--header takes NAME=VALUE or "Name: value" (got no name before "=" or ":")');
+    else headers[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
   }
   return headers;
 }

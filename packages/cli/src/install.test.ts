@@ -347,7 +347,7 @@ describe('pier install', () => {
       'pier: install: unknown client "cursr" (did you mean cursor?); clients: claude-desktop, claude-code, cursor, vscode\n',
       'pier: install: which client? one of claude-desktop, claude-code, cursor, vscode\n',
       'pier: install: cursor has no scope "local"; its scopes: user, project\n',
-      'pier: install: --env takes KEY=VALUE or KEY (got "not a pair")\n',
+      'pier: install: --env takes KEY=VALUE or KEY (got neither: no "=" and not a variable name)\n',
       'pier: install: --name may hold letters, digits, spaces and . _ - @ (got "a/b")\n',
       'pier: install: nothing after --; give the command that starts the server\n',
     ]);

@@ -16,7 +16,7 @@ import {
   type ServerSpec,
 } from './clients.js';
 import { objectAt, readConfigFile, setIn, writeWithBackup } from './config-file.js';
-import { CliError, usage } from './errors.js';
+import { CliError, type UsageIssues } from './errors.js';
 import { type Io, printHelp, styleFor } from './io.js';
 
 export const INSTALL_HELP = `Usage: pier install <client> [options] [url | -- command args…]
@@ -59,7 +59,7 @@ export interface InstallReport {
 }
 
 export async function installCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { flags, positionals, tail } = parseFlags('install', argv, {
+  const { flags, positionals, tail, issues } = parseFlags('install', argv, {
     name: { type: 'string' },
     env: { type: 'string', multiple: true },
     header: { type: 'string', multiple: true },
@@ -71,33 +71,37 @@ export async function installCommand(argv: readonly string[], io: Io): Promise<n
   });
   if (flags.help) return printHelp(io, INSTALL_HELP);
   const [clientName, url, ...extra] = positionals;
-  if (clientName === undefined) throw usage(`install: which client? one of ${CLIENTS.join(', ')}`);
-  if (!(CLIENTS as readonly string[]).includes(clientName)) {
+  let client: ClientName | undefined;
+  if (clientName === undefined) issues.add(`which client? one of ${CLIENTS.join(', ')}`);
+  else if (!(CLIENTS as readonly string[]).includes(clientName)) {
     const near = closest(clientName, CLIENTS);
-    throw usage(
-      `install: unknown client "${clientName}"${near === undefined ? '' : ` (did you mean ${near}?)`}; clients: ${CLIENTS.join(', ')}`,
+    issues.add(
+      `unknown client "${clientName.slice(0, 40)}"${near === undefined ? '' : ` (did you mean ${near}?)`}; clients: ${CLIENTS.join(', ')}`,
     );
-  }
-  const client = clientName as ClientName;
+  } else client = clientName as ClientName;
   if (extra.length > 0)
-    throw usage(`install: unexpected ${extra.join(' ')}; a command for the server goes after --`);
-  const scope = (flags.scope ?? DEFAULT_SCOPE[client]) as Scope;
-  if (!SCOPES[client].includes(scope)) {
-    throw usage(`install: ${client} has no scope "${flags.scope}"; its scopes: ${SCOPES[client].join(', ')}`);
-  }
-  const env = environment(flags.env, io.env);
-  const spec = serverSpec(io, {
+    issues.add(`unexpected ${extra.join(' ').slice(0, 60)}; a command for the server goes after --`);
+  const scope = (flags.scope ?? (client === undefined ? undefined : DEFAULT_SCOPE[client])) as Scope;
+  if (client !== undefined && !SCOPES[client].includes(scope))
+    issues.add(`${client} has no scope "${flags.scope}"; its scopes: ${SCOPES[client].join(', ')}`);
+  const env = environment(issues, flags.env, io.env);
+  const spec = serverSpec(io, issues, {
     url,
     tail,
     dev: flags.dev === true,
     env,
-    headers: keyValues('install', '--header', flags.header),
+    headers: keyValues(issues, '--header', flags.header),
   });
   const name = flags.name ?? defaultName(io.cwd);
   if (!/^[\w.@-][\w.@ -]*$/.test(name))
-    throw usage(`install: --name may hold letters, digits, spaces and . _ - @ (got "${name.slice(0, 40)}")`);
-  const entry = entryFor(client, spec);
-  if (typeof entry === 'string') throw usage(`install: ${entry}`);
+    issues.add(`--name may hold letters, digits, spaces and . _ - @ (got "${name.slice(0, 40)}")`);
+  const entry =
+    client === undefined || spec === undefined || spec === 'not built' ? undefined : entryFor(client, spec);
+  if (typeof entry === 'string') issues.add(entry);
+  issues.throwIfAny();
+  // The built server missing is not a usage error: the command line was right, the project is not ready.
+  if (spec === 'not built') throw notBuilt(io.cwd);
+  if (client === undefined || entry === undefined || typeof entry === 'string') return 2; // thrown above
   const where = hostEnvironment(io.env, io.cwd);
   const report = install(client, scope, name, entry, where, {
     force: flags.force === true,
@@ -130,22 +134,33 @@ const RESTART: Record<ClientName, string> = {
   vscode: 'VS Code lists it under MCP: List Servers; start it from there.',
 };
 
-function environment(pairs: readonly string[] | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
+function environment(
+  issues: UsageIssues,
+  pairs: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs ?? []) {
-    if (pair.includes('=')) Object.assign(out, keyValues('install', '--env', [pair]));
+    if (pair.includes('=')) Object.assign(out, keyValues(issues, '--env', [pair]));
     else if (/^\w+$/.test(pair)) {
       const value = env[pair];
       if (value === undefined)
-        throw usage(`install: --env ${pair}: the variable is not set in this shell; give ${pair}=value`);
-      out[pair] = value;
-    } else throw usage(`install: --env takes KEY=VALUE or KEY (got "${pair.slice(0, 30)}")`);
+        issues.add(`--env ${pair}: the variable is not set in this shell; give ${pair}=value`);
+      else out[pair] = value;
+      // Not quoted: a value given without its name may be a secret.
+    } else issues.add('--env takes KEY=VALUE or KEY (got neither: no "=" and not a variable name)');
   }
   return out;
 }
 
+/**
+ * The server to install, from the URL, the command after `--`, `--dev`, or this project's build;
+ * `undefined` when the command line is wrong (recorded in `issues`), `not built` when there is nothing
+ * to install yet.
+ */
 function serverSpec(
   io: Io,
+  issues: UsageIssues,
   given: {
     url: string | undefined;
     tail: string[] | undefined;
@@ -153,36 +168,46 @@ function serverSpec(
     env: Record<string, string>;
     headers: Record<string, string>;
   },
-): ServerSpec {
+): ServerSpec | 'not built' | undefined {
   if (given.url !== undefined) {
-    if (given.tail !== undefined) throw usage('install: give a URL or a command after --, not both');
+    const before = issues.count;
+    if (given.tail !== undefined) issues.add('give a URL or a command after --, not both');
     if (!/^https?:\/\//i.test(given.url) || !URL.canParse(given.url))
-      throw usage(`install: "${given.url.slice(0, 60)}" is not an http(s) URL`);
+      issues.add(`"${given.url.slice(0, 60)}" is not an http(s) URL`);
     if (Object.keys(given.env).length > 0)
-      throw usage('install: --env is for a server the client spawns; a URL server takes --header');
-    return { kind: 'url', url: new URL(given.url).href, headers: given.headers };
+      issues.add('--env is for a server the client spawns; a URL server takes --header');
+    return issues.count > before
+      ? undefined
+      : { kind: 'url', url: new URL(given.url).href, headers: given.headers };
   }
-  if (Object.keys(given.headers).length > 0) throw usage('install: --header is for a URL server');
+  if (Object.keys(given.headers).length > 0) issues.add('--header is for a URL server');
   if (given.tail !== undefined) {
     const [command, ...args] = given.tail;
-    if (command === undefined)
-      throw usage('install: nothing after --; give the command that starts the server');
+    if (command === undefined) {
+      issues.add('nothing after --; give the command that starts the server');
+      return undefined;
+    }
     return { kind: 'command', command, args, env: given.env };
   }
   if (given.dev) {
     const entry = ['src/main.ts', 'src/index.ts'].map((p) => join(io.cwd, p)).find((p) => existsSync(p));
-    if (entry === undefined) throw usage(`install: --dev needs src/main.ts in ${io.cwd}`);
+    if (entry === undefined) {
+      issues.add(`--dev needs src/main.ts in ${io.cwd}`);
+      return undefined;
+    }
     const bin = fileURLToPath(new URL('./bin.js', import.meta.url));
     return { kind: 'command', command: process.execPath, args: [bin, 'dev', entry], env: given.env };
   }
   const built = join(io.cwd, 'dist', 'main.js');
-  if (!existsSync(built)) {
-    throw new CliError(
-      'CONFIG_INVALID',
-      `install: ${built} does not exist: build the server first (npm run build), install pier dev with --dev, or give the command after --`,
-    );
-  }
+  if (!existsSync(built)) return 'not built';
   return { kind: 'command', command: process.execPath, args: [built], env: given.env };
+}
+
+function notBuilt(cwd: string): CliError {
+  return new CliError(
+    'CONFIG_INVALID',
+    `install: ${join(cwd, 'dist', 'main.js')} does not exist: build the server first (npm run build), install pier dev with --dev, or give the command after --`,
+  );
 }
 
 function defaultName(cwd: string): string {

@@ -8,7 +8,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CliError, messageOf, usage } from './errors.js';
+import { CliError, messageOf, type UsageIssues } from './errors.js';
 
 export type Target =
   | { readonly kind: 'url'; readonly url: URL }
@@ -21,38 +21,45 @@ export const MODERN = '2026-07-28';
 /** The 2025-era revisions a `--era 2025` client offers and accepts, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 
-/** The target from a command's positionals and `--` tail; a usage error when there is none or two. */
+/**
+ * The target from a command's positional and `--` tail; `undefined`, with the problem recorded in
+ * `issues`, when there is none, two, or the positional is not an http(s) URL.
+ */
 export function parseTarget(
-  command: string,
+  issues: UsageIssues,
   positional: string | undefined,
   tail: string[] | undefined,
-): Target {
+): Target | undefined {
   if (tail !== undefined && tail.length > 0) {
     if (positional !== undefined) {
-      throw usage(
-        `${command}: give a URL or a command after --, not both (got "${positional}" and a command)`,
+      issues.add(
+        `give a URL or a command after --, not both (got "${positional.slice(0, 60)}" and a command)`,
       );
+      return undefined;
     }
     const [program = '', ...args] = tail;
     return { kind: 'command', command: program, args };
   }
   if (positional === undefined) {
-    throw usage(`${command}: which server? Give its URL (http://127.0.0.1:3000/mcp) or -- command args…`);
+    issues.add('which server? Give its URL (http://127.0.0.1:3000/mcp) or -- command args…');
+    return undefined;
   }
   if (!/^https?:\/\//i.test(positional) || !URL.canParse(positional)) {
-    throw usage(
-      `${command}: "${positional.slice(0, 60)}" is not an http(s) URL; to run a server over stdio put its command after --`,
+    issues.add(
+      `"${positional.slice(0, 60)}" is not an http(s) URL; to run a server over stdio put its command after --`,
     );
+    return undefined;
   }
   return { kind: 'url', url: new URL(positional) };
 }
 
-export function parseEra(command: string, value: string | undefined): EraChoice {
+/** The era `--era` names (`auto` when absent, or, recorded in `issues`, unknown). */
+export function parseEra(issues: UsageIssues, value: string | undefined): EraChoice {
   if (value === undefined) return 'auto';
   if (value === '2026' || value === MODERN) return '2026';
   if (value === '2025' || LEGACY_VERSIONS.includes(value)) return '2025';
-  if (value === 'auto') return 'auto';
-  throw usage(`${command}: --era must be 2026, 2025 or auto (got "${value.slice(0, 20)}")`);
+  if (value !== 'auto') issues.add(`--era must be 2026, 2025 or auto (got "${value.slice(0, 20)}")`);
+  return 'auto';
 }
 
 export function describeTarget(target: Target): string {

@@ -1,5 +1,5 @@
-// Pier mounted in real Express 5, Fastify 5 and Hono 4 applications (and the node and fetch handlers on their
-// own), beside the application's own routes and middleware: the SDK clients of both eras call tools through
+// Pier mounted in real Express 5, Fastify 5 and Hono 4 applications, in a Next.js App Router route handler
+// (built by `next build`, served by `next start`), and the node and fetch handlers on their own, beside the application's own routes and middleware: the SDK clients of both eras call tools through
 // it with an access token, health and /metrics answer under the mount, and what the user did not mount is
 // the framework's own 404.
 import { createServer as createNodeServer } from 'node:http';
@@ -11,14 +11,18 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './http.js';
 import { type Issuer, startIssuer } from './issuer.js';
-import { FRAMEWORKS, MOUNTS, type Mounted, type MountName, mount } from './mounts.js';
+import { FRAMEWORKS, MOUNTS, type Mounted, mount, type ServedBy } from './mounts.js';
+import { buildNextApp, startNextApp } from './next-app.js';
 import { appServer, RESOURCE } from './servers.js';
 
 let issuer: Issuer;
 let token: string;
-const mounted = new Map<MountName, Mounted>();
+const mounted = new Map<ServedBy, Mounted>();
 
 beforeAll(async () => {
+  // `next build` takes a while: it runs while the in-process mounts start.
+  const built = buildNextApp();
+  built.catch(() => {});
   issuer = await startIssuer();
   token = await issuer.token(RESOURCE);
   for (const name of MOUNTS) {
@@ -26,7 +30,10 @@ beforeAll(async () => {
     // Node handlers live as long as the process: 2025 sessions work there.
     mounted.set(name, await mount(name, appServer(issuer.url), { sessions: true }));
   }
-});
+  await built;
+  // The app's route makes the same `appServer` (with sessions) in the Next process, on the first request.
+  mounted.set('next', await startNextApp({ PIER_TEST_ISSUER: issuer.url }));
+}, 300_000);
 afterAll(async () => {
   await Promise.all([...mounted.values()].map((each) => each.close()));
   await issuer.close();
@@ -45,7 +52,10 @@ function textOf(result: unknown): string | undefined {
   return (result as { content?: { text?: string }[] }).content?.[0]?.text;
 }
 
-const adapters = MOUNTS.filter((name) => name !== 'listener');
+/** Where a path Pier does not serve goes on to the app (its 404); elsewhere Pier owns the tree below the mount. */
+const PASSES_ON = new Set<ServedBy>(['express', 'hono']);
+
+const adapters: ServedBy[] = [...MOUNTS.filter((name) => name !== 'listener'), 'next'];
 
 describe.each(adapters)('Pier served by %s', (name) => {
   const at = () => mounted.get(name) as Mounted;
@@ -100,6 +110,23 @@ describe.each(adapters)('Pier served by %s', (name) => {
     expect(answer.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
   });
 
+  it('answers a body that is not JSON, and a path under the mount it does not serve, as it should', async () => {
+    const broken = await send(at().mcp, {
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...auth(),
+      },
+      body: '{"jsonrpc":',
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const unknown = await send(`${at().origin}${at().prefix}/nope`, { method: 'GET' });
+    expect(unknown.status).toBe(404);
+    if (PASSES_ON.has(name)) expect(unknown.text).not.toContain('jsonrpc');
+    else expect(unknown.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+  });
+
   it('answers health and /metrics under the mount', async () => {
     const ready = await send(`${at().origin}${at().prefix}/health/ready`, { method: 'GET' });
     expect(ready.status).toBe(200);
@@ -113,7 +140,7 @@ describe.each(adapters)('Pier served by %s', (name) => {
   });
 });
 
-describe.each(FRAMEWORKS)('%s around Pier', (name) => {
+describe.each<ServedBy>([...FRAMEWORKS, 'next'])('%s around Pier', (name) => {
   const at = () => mounted.get(name) as Mounted;
 
   it('keeps serving its own routes, and its middleware runs on Pier’s answers too', async () => {

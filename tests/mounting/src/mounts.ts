@@ -17,11 +17,14 @@ export type MountName = 'listener' | 'node' | 'express' | 'fastify' | 'hono' | '
 
 export const MOUNTS: readonly MountName[] = ['listener', 'node', 'express', 'fastify', 'hono', 'fetch'];
 
+/** Next.js serves Pier from its own process, built and started by `next-app.ts`. */
+export type ServedBy = MountName | 'next';
+
 /** The frameworks: their own routes and middleware beside Pier's. */
 export const FRAMEWORKS = ['express', 'fastify', 'hono'] as const satisfies readonly MountName[];
 
 export interface Mounted {
-  readonly name: MountName;
+  readonly name: ServedBy;
   /** `http://127.0.0.1:port` */
   readonly origin: string;
   /** Where Pier's paths start: `/api` in a framework, nothing otherwise. */

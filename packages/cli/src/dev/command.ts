@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { milliseconds, parseFlags } from '../args.js';
-import { CliError, messageOf, usage } from '../errors.js';
+import { CliError, messageOf, type UsageIssues } from '../errors.js';
 import type { Io, Style } from '../io.js';
 import { printHelp, styleFor } from '../io.js';
 import { type Builder, createBuilder, shortPath } from './build.js';
@@ -37,42 +37,48 @@ and nothing could run; 2 usage error.
 `;
 
 export async function devCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { flags, positionals, tail } = parseFlags('dev', argv, {
+  const { flags, positionals, tail, issues } = parseFlags('dev', argv, {
     inspector: { type: 'boolean' },
     'no-typecheck': { type: 'boolean' },
     watch: { type: 'string', multiple: true },
     grace: { type: 'string' },
   });
   if (flags.help) return printHelp(io, DEV_HELP);
-  if (positionals.length > 1) {
-    throw usage(`dev: one entry file (got ${positionals.join(', ')}); arguments for the server go after --`);
-  }
-  const entry = findEntry(io.cwd, positionals[0]);
+  if (positionals.length > 1)
+    issues.add(
+      `one entry file (got ${positionals.join(', ').slice(0, 80)}); arguments for the server go after --`,
+    );
+  const entry = findEntry(issues, io.cwd, positionals[0]);
+  const graceMs = milliseconds(issues, 'grace', flags.grace, 10_000);
+  issues.throwIfAny();
+  if (entry === undefined) return 2; // recorded in issues: thrown above
   const session = new DevSession(io, {
     entry,
     projectRoot: projectRootOf(entry),
     serverArgs: tail ?? [],
     typecheck: flags['no-typecheck'] !== true,
     watch: (flags.watch ?? []).map((path) => resolve(io.cwd, path)),
-    graceMs: milliseconds('dev', 'grace', flags.grace, 10_000),
+    graceMs,
   });
   if (flags.inspector === true) return session.withInspector(argv);
   return session.run();
 }
 
-function findEntry(cwd: string, given: string | undefined): string {
+function findEntry(issues: UsageIssues, cwd: string, given: string | undefined): string | undefined {
   if (given !== undefined) {
     const path = resolve(cwd, given);
-    if (!existsSync(path)) throw usage(`dev: the entry ${given} does not exist (in ${cwd})`);
-    return path;
+    if (existsSync(path)) return path;
+    issues.add(`the entry ${given} does not exist (in ${cwd})`);
+    return undefined;
   }
   for (const candidate of ['src/main.ts', 'src/index.ts', 'src/server.ts', 'main.ts', 'index.ts']) {
     const path = join(cwd, candidate);
     if (existsSync(path)) return path;
   }
-  throw usage(
-    `dev: no entry given and none of src/main.ts, src/index.ts, src/server.ts in ${cwd}; pier dev <entry.ts>`,
+  issues.add(
+    `no entry given and none of src/main.ts, src/index.ts, src/server.ts in ${cwd}; pier dev <entry.ts>`,
   );
+  return undefined;
 }
 
 function projectRootOf(entry: string): string {

@@ -1,8 +1,9 @@
 // pier dev as an MCP client meets it: the SDK v2 client spawns `pier dev` over stdio and stays connected
-// across edits — it is told tools/list_changed, calls the new tool, and a type error keeps the last
-// good server. Over HTTP the port stays the same across a reload.
+// across edits — it is told tools/list_changed and prompts/list_changed, calls the new tool, and a syntax
+// or type error keeps the last good server. Over HTTP the port stays the same across a reload and a call
+// in flight finishes on the old code.
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -60,26 +61,44 @@ it.each(['2025', '2026'] as const)('over stdio a %s client stays connected acros
   await client.connect(transport);
   // pier dev announces list changes itself, so the handshake says so, whatever the server's lists are.
   expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
-  if (era === '2026') await client.listen({ toolsListChanged: true });
-  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello']);
+  if (era === '2026') await client.listen({ toolsListChanged: true, promptsListChanged: true });
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'slow']);
   // The first type check warms up in the background; wait for it so the reload below is not queued behind it.
   await until(() => said.includes('ready in'), 'the first start');
 
+  // A tool and a prompt added: the client hears both lists changed, and the new tool answers.
   writeFileSync(
     tools,
-    original.replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];"),
+    original
+      .replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];")
+      .replace(
+        "'Say hello.' })]",
+        "'Say hello.' }), definePrompt({ name: 'farewell', handler: () => 'Bye.' })]",
+      ),
   );
+  await until(() => seen.includes('notifications/prompts/list_changed'), 'prompts/list_changed');
   await until(() => seen.includes('notifications/tools/list_changed'), 'tools/list_changed');
-  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'bye']);
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'slow', 'bye']);
+  expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet', 'farewell']);
   expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([
     { type: 'text', text: 'Bye!' },
   ]);
-  expect(said).toMatch(/reloaded in \d+ ms \(tools added: bye; sent tools\/list_changed\)/);
+  expect(said).toMatch(
+    /reloaded in \d+ ms \(tools added: bye; sent tools\/list_changed, prompts\/list_changed\)/,
+  );
 
-  // A type error: reported, and the last good server keeps answering.
-  writeFileSync(tools, `${original}\nexport const broken: number = 'text';\n`);
-  await until(() => /1 type error; keeping the last good server/.test(said), 'the type error');
-  expect(said).toMatch(/TS2322/);
+  // A broken edit — a syntax error for one era, a type error for the other — is reported, and the last
+  // good server keeps answering.
+  if (era === '2025') {
+    writeFileSync(tools, `${original}\nexport const broken = ;\n`);
+    await until(() => /build failed; keeping the last good server/.test(said), 'the syntax error');
+    // esbuild's message: what, then where (file, line, column).
+    expect(said).toMatch(/\[ERROR\] Unexpected ";"\s+src\/tools\.ts:\d+:\d+:/);
+  } else {
+    writeFileSync(tools, `${original}\nexport const broken: number = 'text';\n`);
+    await until(() => /1 type error; keeping the last good server/.test(said), 'the type error');
+    expect(said).toMatch(/TS2322/);
+  }
   expect((await client.callTool({ name: 'bye', arguments: {} })).content).toEqual([
     { type: 'text', text: 'Bye!' },
   ]);
@@ -109,20 +128,32 @@ it('over HTTP the port stays the same and the new code answers', async () => {
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello']);
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'slow']);
+  // A call in flight (the server said it started it) when the code changes...
+  let settled = false;
+  const inFlight = client.callTool({ name: 'slow', arguments: {} }).finally(() => {
+    settled = true;
+  });
+  await until(() => existsSync(join(dir, 'started')), 'the slow call to start');
   writeFileSync(
     tools,
-    readFileSync(tools, 'utf8').replace(
-      '];',
-      "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];",
-    ),
+    readFileSync(tools, 'utf8')
+      .replace("return 'v1'", "return 'v2'")
+      .replace('];', "  defineTool({ name: 'bye', handler: async () => 'Bye!' }),\n];"),
   );
   await until(() => said.includes('reloaded'), 'the reload');
-  // Same client, same URL: no reconnect.
-  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'bye']);
+  expect(settled).toBe(false);
+  // Same client, same URL: no reconnect; the new code answers.
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello', 'slow', 'bye']);
   expect(
     said.match(/listening transport=streamable-http url=(\S+)/g)?.every((line) => line.endsWith(url)),
   ).toBe(true);
+  // ...finishes on the old code, while a new call runs the new.
+  writeFileSync(join(dir, 'release'), '');
+  expect((await inFlight).content).toEqual([{ type: 'text', text: 'v1' }]);
+  expect((await client.callTool({ name: 'slow', arguments: {} })).content).toEqual([
+    { type: 'text', text: 'v2' },
+  ]);
   await client.close();
   // Ctrl-C stops pier dev and its server; it exits 0.
   pier?.kill('SIGINT');

@@ -1,6 +1,5 @@
 // `pier doctor <url>`: flags, progress, and the report for a person or a script.
 import { milliseconds, parseFlags } from '../args.js';
-import { usage } from '../errors.js';
 import { type Io, printHelp, progress, styleFor } from '../io.js';
 import { doctor } from './doctor.js';
 import type { DoctorReport } from './steps.js';
@@ -30,7 +29,7 @@ Exit codes: 0 no step failed (warnings allowed); 1 a step failed; 2 usage error.
 `;
 
 export async function doctorCommand(argv: readonly string[], io: Io): Promise<number> {
-  const { flags, positionals } = parseFlags('doctor', argv, {
+  const { flags, positionals, issues } = parseFlags('doctor', argv, {
     login: { type: 'boolean' },
     open: { type: 'boolean' },
     'client-id': { type: 'string' },
@@ -40,16 +39,22 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<nu
   });
   if (flags.help) return printHelp(io, DOCTOR_HELP);
   const [given, ...extra] = positionals;
-  if (given === undefined) throw usage('doctor: which server? pier doctor https://example.com/mcp');
-  if (extra.length > 0) throw usage(`doctor: one URL (got ${positionals.join(' ')})`);
-  if (!/^https?:\/\//i.test(given) || !URL.canParse(given))
-    throw usage(`doctor: "${given.slice(0, 60)}" is not an http(s) URL`);
+  if (given === undefined) issues.add('which server? pier doctor https://example.com/mcp');
+  else if (!/^https?:\/\//i.test(given) || !URL.canParse(given))
+    issues.add(`"${given.slice(0, 60)}" is not an http(s) URL`);
+  if (extra.length > 0) issues.add(`one URL (got ${positionals.join(' ').slice(0, 80)})`);
   if (flags.origin !== undefined && !/^https?:\/\/[^/]+$/.test(flags.origin)) {
-    throw usage(
-      `doctor: --origin is a scheme and host, such as https://claude.ai (got "${flags.origin.slice(0, 60)}")`,
+    issues.add(
+      `--origin is a scheme and host, such as https://claude.ai (got "${flags.origin.slice(0, 60)}")`,
     );
   }
-  const timeoutMs = milliseconds('doctor', 'timeout', flags.timeout, 300_000);
+  if (flags.open === true && flags.login !== true)
+    issues.add('--open opens the sign-in page of --login: give --login too');
+  if (flags['client-id'] !== undefined && flags.login !== true)
+    issues.add('--client-id is the client --login signs in as: give --login too');
+  const timeoutMs = milliseconds(issues, 'timeout', flags.timeout, 300_000);
+  issues.throwIfAny();
+  if (given === undefined) return 2; // recorded in issues: thrown above
   const err = styleFor(io.stderr, io.env);
   const shown = progress(io, 'checking');
   let report: DoctorReport;

@@ -1,0 +1,4 @@
+// The application's own route beside Pier's.
+export function GET(): Response {
+  return Response.json({ hello: 'from next' });
+}
