@@ -79,6 +79,42 @@ describe('Channel', () => {
     expect(res.ended).toBe(true);
   });
 
+  it('sends events that come before the answer in the same turn with it, as one body with its length', () => {
+    vi.useFakeTimers();
+    const { res, channel: c } = channel();
+    c.event('{"n":1}');
+    c.event('{"n":2}');
+    expect(res.status).toBe(0);
+    c.end();
+    const body = 'event: message\ndata: {"n":1}\n\nevent: message\ndata: {"n":2}\n\n';
+    expect(res).toMatchObject({ status: 200, written: body, ended: true });
+    expect(res.headers).toMatchObject({
+      'mcp-session-id': 's',
+      'content-type': 'text/event-stream',
+      'content-length': String(body.length),
+    });
+    vi.runAllTimers();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('starts the stream with the held events once the turn ends without an answer', () => {
+    vi.useFakeTimers();
+    const { res, channel: c } = channel();
+    c.event('{"n":1}');
+    expect(c.streaming).toBe(true);
+    expect(() => c.json(200, '{}')).toThrow();
+    vi.advanceTimersToNextTimer();
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.written).toBe('event: message\ndata: {"n":1}\n\n');
+    c.event('{"n":2}');
+    expect(res.written).toBe('event: message\ndata: {"n":1}\n\nevent: message\ndata: {"n":2}\n\n');
+    c.end();
+    expect(res.ended).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('sends a keep-alive comment every 15 s while streaming, and stops when ended', () => {
     vi.useFakeTimers();
     const { res, channel: c } = channel();
@@ -99,6 +135,7 @@ describe('Channel', () => {
   it('cuts a stream whose client stopped reading once too much is buffered', () => {
     let left = 0;
     const { res, channel: c } = channel(() => left++);
+    c.stream();
     c.event('{"n":1}');
     expect(res.destroyed).toBe(false);
     res.writableLength = MAX_BUFFERED_BYTES + 1;

@@ -1,4 +1,4 @@
-import type { HeaderMap, HttpExchange } from './exchange.js';
+import { byteLength, type HeaderMap, type HttpExchange } from './exchange.js';
 import { jsonHeaders } from './json-errors.js';
 
 /** Interval of the SSE keep-alive comment: proxies commonly cut a connection idle for 30–60 s. */
@@ -6,15 +6,35 @@ export const SSE_KEEP_ALIVE_MS = 15_000;
 
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 
+const SSE_HEADERS: HeaderMap = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+/** Runs `fn` once the current turn of the event loop is done (its I/O callbacks and microtasks). */
+const afterTurn: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
 /**
  * One HTTP response of an MCP exchange: a single JSON body when everything to say is known at once, or an
  * SSE stream as soon as something has to be said before the end (a progress notification, a
  * server-to-client request, a resumable stream).
+ *
+ * Events that come before the stream was started are held until the current turn of the event loop ends:
+ * a call that logs or reports progress and answers at once (the common case) then goes out as one body
+ * with its length (no status line flushed on its own, no chunked framing, no keep-alive timer); one that
+ * takes longer gets its stream, and the held events, at the end of the turn.
  */
 export class Channel {
   readonly #exchange: HttpExchange;
   readonly #headers: HeaderMap;
+  /** The response is (or will be, once the held events go out) an SSE stream. */
   #sse = false;
+  /** The stream's status line went out. */
+  #started = false;
+  /** Events held until the end of this turn (see the class's comment). */
+  #held: string | undefined;
   #ended = false;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
 
@@ -45,30 +65,43 @@ export class Channel {
     return this.#sse;
   }
 
-  /** Turns the response into an SSE stream now (status line sent at once). */
+  /** Turns the response into an SSE stream now (status line sent at once, held events after it). */
   stream(): void {
-    if (this.#sse || this.#ended) return;
+    if (this.#started || this.#ended) return;
     this.#sse = true;
-    this.#exchange.startStream({
-      ...this.#headers,
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
+    this.#started = true;
+    this.#exchange.startStream({ ...this.#headers, ...SSE_HEADERS });
     const keepAlive = setInterval(() => this.#write(KEEP_ALIVE_FRAME), SSE_KEEP_ALIVE_MS);
     // Node and Bun: the timer must not keep the process alive on its own (Deno and Workers have no unref).
     (keepAlive as { unref?: () => void }).unref?.();
     this.#keepAlive = keepAlive;
+    const held = this.#held;
+    if (held !== undefined) {
+      this.#held = undefined;
+      this.#write(held);
+    }
   }
 
-  /** Writes one SSE event (upgrading the response to a stream if needed). */
+  /** Writes one SSE event (making the response a stream: held until the end of this turn if not started). */
   event(data: string, id?: string): void {
     if (!this.open) return;
-    this.stream();
-    this.#write(
-      id === undefined ? `event: message\ndata: ${data}\n\n` : `event: message\nid: ${id}\ndata: ${data}\n\n`,
-    );
+    const frame =
+      id === undefined ? `event: message\ndata: ${data}\n\n` : `event: message\nid: ${id}\ndata: ${data}\n\n`;
+    if (this.#started) {
+      this.#write(frame);
+      return;
+    }
+    this.#sse = true;
+    if (this.#held === undefined) {
+      this.#held = frame;
+      afterTurn(this.#release);
+    } else this.#held += frame;
   }
+
+  /** Starts the stream with the held events, unless the response was completed in the meantime. */
+  readonly #release = (): void => {
+    if (this.#held !== undefined && this.open) this.stream();
+  };
 
   /** Writes the priming event of a resumable stream: an id and no data (SEP-1699). */
   prime(id: string, retryMs: number | undefined): void {
@@ -90,9 +123,23 @@ export class Channel {
     this.#exchange.respond(status, { ...this.#headers, ...headers }, body);
   }
 
-  /** Ends the response: the end of an SSE stream, or an empty stream when nothing was sent yet. */
+  /**
+   * Ends the response: the end of an SSE stream, or an empty stream when nothing was sent yet; events still
+   * held go out as one body with the status line.
+   */
   end(): void {
     if (!this.open) return;
+    const held = this.#held;
+    if (!this.#started && held !== undefined) {
+      this.#held = undefined;
+      this.#ended = true;
+      this.#exchange.respond(
+        200,
+        { ...this.#headers, ...SSE_HEADERS, 'content-length': String(byteLength(held)) },
+        held,
+      );
+      return;
+    }
     this.stream();
     this.#ended = true;
     this.#stopKeepAlive();
