@@ -24,6 +24,7 @@ import { clientMessage } from './client-errors.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
+import { observedHeaders } from './observed-headers.js';
 import { insufficientScope, scopeChallenge, scopesMiddleware } from './scopes.js';
 import {
   DEFAULT_LEGACY_VERSION,
@@ -521,9 +522,9 @@ function safe(
   };
 }
 
-/** The request's headers for observers: the transport's full copy, or none off HTTP. */
+/** The request's headers for observers: none off HTTP (see observed-headers.ts). */
 function headersOf(inbound: Inbound): Headers | undefined {
-  return inbound.allHeaders?.();
+  return observedHeaders(inbound.headers, inbound.allHeaders);
 }
 
 /** Capabilities merged key by key, one level deep. */
