@@ -10,83 +10,93 @@ export function observedHeaders(
   all: (() => Headers) | undefined,
 ): Headers | undefined {
   if (all === undefined) return undefined;
-  return read === undefined ? all() : (new ObservedHeaders(read, all) as unknown as Headers);
+  if (read === undefined) return all();
+  ObservedHeaders ??= observedHeadersClass();
+  return new ObservedHeaders(read, all) as unknown as Headers;
 }
 
-// `Headers`' methods, called on the subclass (TypeScript's `Headers` types its methods as properties,
-// which `super.` cannot reach).
-const base = Headers.prototype;
+let ObservedHeaders: ReturnType<typeof observedHeadersClass> | undefined;
 
-class ObservedHeaders extends (Headers as unknown as new () => object) {
-  readonly #read: HeaderReader;
-  #all: (() => Headers) | undefined;
+/**
+ * Made on first use, not at import: on Node 20 the global `Headers` loads undici (≈ 300 M instructions at
+ * start), which a server that has no observer never needs.
+ */
+function observedHeadersClass() {
+  // `Headers`' methods, called on the subclass (TypeScript's `Headers` types its methods as properties,
+  // which `super.` cannot reach).
+  const base = Headers.prototype;
 
-  constructor(read: HeaderReader, all: () => Headers) {
-    super();
-    this.#read = read;
-    this.#all = all;
-  }
+  return class ObservedHeaders extends (Headers as unknown as new () => object) {
+    readonly #read: HeaderReader;
+    #all: (() => Headers) | undefined;
 
-  /** Copies the transport's full list in, once (before anything but `get`/`has`). */
-  #fill(): void {
-    const all = this.#all;
-    if (all === undefined) return;
-    this.#all = undefined;
-    for (const [name, value] of all()) base.append.call(this as unknown as Headers, name, value);
-  }
+    constructor(read: HeaderReader, all: () => Headers) {
+      super();
+      this.#read = read;
+      this.#all = all;
+    }
 
-  get(name: string): string | null {
-    if (this.#all === undefined) return base.get.call(this as unknown as Headers, name);
-    return this.#read(name.toLowerCase()) ?? null;
-  }
+    /** Copies the transport's full list in, once (before anything but `get`/`has`). */
+    #fill(): void {
+      const all = this.#all;
+      if (all === undefined) return;
+      this.#all = undefined;
+      for (const [name, value] of all()) base.append.call(this as unknown as Headers, name, value);
+    }
 
-  has(name: string): boolean {
-    if (this.#all === undefined) return base.has.call(this as unknown as Headers, name);
-    return this.#read(name.toLowerCase()) !== undefined;
-  }
+    get(name: string): string | null {
+      if (this.#all === undefined) return base.get.call(this as unknown as Headers, name);
+      return this.#read(name.toLowerCase()) ?? null;
+    }
 
-  set(name: string, value: string): void {
-    this.#fill();
-    base.set.call(this as unknown as Headers, name, value);
-  }
+    has(name: string): boolean {
+      if (this.#all === undefined) return base.has.call(this as unknown as Headers, name);
+      return this.#read(name.toLowerCase()) !== undefined;
+    }
 
-  append(name: string, value: string): void {
-    this.#fill();
-    base.append.call(this as unknown as Headers, name, value);
-  }
+    set(name: string, value: string): void {
+      this.#fill();
+      base.set.call(this as unknown as Headers, name, value);
+    }
 
-  delete(name: string): void {
-    this.#fill();
-    base.delete.call(this as unknown as Headers, name);
-  }
+    append(name: string, value: string): void {
+      this.#fill();
+      base.append.call(this as unknown as Headers, name, value);
+    }
 
-  getSetCookie(): string[] {
-    this.#fill();
-    return base.getSetCookie.call(this as unknown as Headers);
-  }
+    delete(name: string): void {
+      this.#fill();
+      base.delete.call(this as unknown as Headers, name);
+    }
 
-  forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    base.forEach.call(this as unknown as Headers, callback, thisArg);
-  }
+    getSetCookie(): string[] {
+      this.#fill();
+      return base.getSetCookie.call(this as unknown as Headers);
+    }
 
-  entries(): ReturnType<Headers['entries']> {
-    this.#fill();
-    return base.entries.call(this as unknown as Headers);
-  }
+    forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+      this.#fill();
+      base.forEach.call(this as unknown as Headers, callback, thisArg);
+    }
 
-  keys(): ReturnType<Headers['keys']> {
-    this.#fill();
-    return base.keys.call(this as unknown as Headers);
-  }
+    entries(): ReturnType<Headers['entries']> {
+      this.#fill();
+      return base.entries.call(this as unknown as Headers);
+    }
 
-  values(): ReturnType<Headers['keys']> {
-    this.#fill();
-    return base.values.call(this as unknown as Headers);
-  }
+    keys(): ReturnType<Headers['keys']> {
+      this.#fill();
+      return base.keys.call(this as unknown as Headers);
+    }
 
-  [Symbol.iterator](): ReturnType<Headers['entries']> {
-    this.#fill();
-    return base[Symbol.iterator].call(this as unknown as Headers);
-  }
+    values(): ReturnType<Headers['keys']> {
+      this.#fill();
+      return base.values.call(this as unknown as Headers);
+    }
+
+    [Symbol.iterator](): ReturnType<Headers['entries']> {
+      this.#fill();
+      return base[Symbol.iterator].call(this as unknown as Headers);
+    }
+  };
 }
