@@ -34,7 +34,9 @@ describe('observedHeaders', () => {
     expect(Object.fromEntries(h)).toEqual(SENT);
     expect([...h.keys()].sort()).toEqual(['host', 'traceparent', 'x-multi']);
     const seen: string[] = [];
-    h.forEach((value, key) => seen.push(`${key}=${value}`));
+    h.forEach((value, key) => {
+      seen.push(`${key}=${value}`);
+    });
     expect(seen).toContain('x-multi=a, b');
     h.set('x-added', '1');
     h.delete('host');
