@@ -54,7 +54,9 @@ export function createNodeHandler(server: HandlerTarget, options: HttpHandlerOpt
       next();
       return;
     }
-    handling.requests.handle(new NodeExchange(req, res, handling.tracker, target));
+    const exchange = new NodeExchange(req, res, handling.tracker, target);
+    if (target !== undefined && basePath !== undefined) exchange.basePath = basePath;
+    handling.requests.handle(exchange);
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
