@@ -15,6 +15,9 @@ import {
 } from './mount.js';
 import { NodeExchange } from './node-exchange.js';
 
+/** Express sets where it mounted the middleware, and strips it from `req.url`. */
+type ExpressRequest = IncomingMessage & { baseUrl?: unknown };
+
 /**
  * A Pier server as node middleware: `(req, res, next?)`. With `next`, a path that is not Pier's (neither the
  * MCP endpoint nor a plugin route) goes to `next()` untouched; without it, it gets the listener's 404.
@@ -55,7 +58,9 @@ export function createNodeHandler(server: HandlerTarget, options: HttpHandlerOpt
       return;
     }
     const exchange = new NodeExchange(req, res, handling.tracker, target);
-    if (target !== undefined && basePath !== undefined) exchange.basePath = basePath;
+    // The prefix the framework took off (Express's `req.baseUrl`) or this handler did (`basePath`).
+    const prefix = basePath ?? (req as ExpressRequest).baseUrl;
+    if (target !== undefined && typeof prefix === 'string') exchange.basePath = prefix;
     handling.requests.handle(exchange);
   };
 
