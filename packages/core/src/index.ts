@@ -100,6 +100,7 @@ export type {
   ObservedStream,
   ObservedTaskStatus,
   PierPlugin,
+  PlainHttpAnswer,
   PluginContext,
   ScopeChallenge,
   ServerInfo,

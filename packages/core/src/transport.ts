@@ -32,6 +32,7 @@ export type {
   HttpRequestHead,
   HttpRoute,
   ObservedStream,
+  PlainHttpAnswer,
   ScopeChallenge,
   ServerInfo,
 } from './plugins/api.js';

@@ -1,20 +1,19 @@
 // healthPlugin(): wires validated options, the evaluator and the lifecycle into three HTTP routes.
-import type { Logger, PierPlugin, PluginContext } from '@pier/core';
+import type { HttpRequestHead, Logger, PierPlugin, PlainHttpAnswer, PluginContext } from '@pier/core';
 import { httpStatusOf } from './aggregate.js';
 import { type HealthPluginOptions, type HealthStatus, normalizeOptions } from './definitions.js';
 import { describeFailure, type HealthEvaluation, HealthEvaluator } from './evaluate.js';
 import {
+  answerOf,
   healthBody,
-  LIVE_PAYLOAD,
+  LIVE_ANSWER,
+  METHOD_NOT_ALLOWED,
   type NotServingReason,
   notServingHealthBody,
   notServingReadyBody,
-  type Payload,
   payloadOf,
   readyBody,
-  respondJson,
-  respondMethodNotAllowed,
-  respondPayload,
+  webHandlerOf,
 } from './respond.js';
 
 /** A Pier plugin serving health endpoints, with a switch for readiness that the application controls. */
@@ -147,24 +146,26 @@ class HealthEndpoints {
     });
     // `/health` with details carries the process's uptime at answer time, so it is built per request;
     // the other bodies depend on the evaluation only and are serialised once per evaluation.
-    const healthAnswer = (evaluation: HealthEvaluation): Answer =>
+    const healthAnswer = (evaluation: HealthEvaluation): PlainHttpAnswer =>
       answerFor(healthBody(evaluation, ctx.server, exposeDetails));
-    ctx.addRoute({
-      method: 'GET',
-      path: paths.health,
-      handler: this.#evaluated(exposeDetails ? healthAnswer : perEvaluation(healthAnswer), (reason) =>
+    // Each route answers plainly (node transports write that without web objects) and, for web runtimes,
+    // as a `Response` made from the same answer.
+    const addRoute = (path: string, plain: PlainRoute): void =>
+      ctx.addRoute({ method: 'GET', path, plain, handler: webHandlerOf(plain) });
+    addRoute(
+      paths.health,
+      this.#evaluated(exposeDetails ? healthAnswer : perEvaluation(healthAnswer), (reason) =>
         notServingHealthBody(reason, ctx.server, exposeDetails),
       ),
-    });
-    ctx.addRoute({
-      method: 'GET',
-      path: paths.ready,
-      handler: this.#evaluated(
+    );
+    addRoute(
+      paths.ready,
+      this.#evaluated(
         perEvaluation((evaluation) => answerFor(readyBody(evaluation))),
         notServingReadyBody,
       ),
-    });
-    ctx.addRoute({ method: 'GET', path: paths.live, handler: live });
+    );
+    addRoute(paths.live, live);
   }
 
   /** Read at every request: the lifecycle moves while the server runs. */
@@ -191,63 +192,59 @@ class HealthEndpoints {
 
   /** A route answering from an evaluation: at once from a fresh cached one, else after a run. */
   #evaluated(
-    answerOf: (evaluation: HealthEvaluation) => Answer,
+    answerTo: (evaluation: HealthEvaluation) => PlainHttpAnswer,
     notServingBodyOf: (reason: NotServingReason) => unknown,
-  ): (request: Request) => Response | Promise<Response> {
+  ): PlainRoute {
     /** Waits for a run (or the shutdown), then re-reads the lifecycle before answering. */
-    const afterRun = async (request: Request): Promise<Response> => {
+    const afterRun = async (): Promise<PlainHttpAnswer> => {
       const evaluation = await this.#evaluationOrShutdown();
       // Draining may have begun while the checks ran: readiness fails at once, not after them.
       const after = this.#notServing();
       if (evaluation === undefined || after !== undefined) {
-        return respondJson(request, 503, notServingBodyOf(after ?? 'shutting_down'));
+        return jsonAnswer(503, notServingBodyOf(after ?? 'shutting_down'));
       }
-      return respondAnswer(request, answerOf(evaluation));
+      return answerTo(evaluation);
     };
-    return (request) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
+    return (head) => {
+      if (head.method !== 'GET' && head.method !== 'HEAD') return METHOD_NOT_ALLOWED;
       const before = this.#notServing();
-      if (before !== undefined) return respondJson(request, 503, notServingBodyOf(before));
+      if (before !== undefined) return jsonAnswer(503, notServingBodyOf(before));
       // A fresh cached evaluation is answered now: no promise, no waiter (nothing can change meanwhile).
       const fresh = this.#evaluator.fresh();
-      if (fresh !== undefined) return respondAnswer(request, answerOf(fresh));
-      return afterRun(request);
+      if (fresh !== undefined) return answerTo(fresh);
+      return afterRun();
     };
   }
 }
 
+/** A health route as node transports call it. */
+type PlainRoute = (head: HttpRequestHead) => PlainHttpAnswer | Promise<PlainHttpAnswer>;
+
 /** `/health/live`: runs no check, answers while the process and its event loop are alive. */
-function live(request: Request): Response {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return respondMethodNotAllowed(request);
-  return respondPayload(request, 200, LIVE_PAYLOAD);
+function live(head: HttpRequestHead): PlainHttpAnswer {
+  return head.method !== 'GET' && head.method !== 'HEAD' ? METHOD_NOT_ALLOWED : LIVE_ANSWER;
 }
 
-/** Answers a served evaluation with the status its body carries. */
-function respondAnswer(request: Request, answer: Answer): Response {
-  return respondPayload(request, answer.statusCode, answer.payload);
+function jsonAnswer(status: number, body: unknown): PlainHttpAnswer {
+  return answerOf(status, payloadOf(body));
 }
 
 type NormalizedHealthOptions = ReturnType<typeof normalizeOptions>;
 
-/** A serialised body and the HTTP status its `status` maps to. */
-interface Answer {
-  readonly statusCode: number;
-  readonly payload: Payload;
-}
-
-function answerFor(body: { readonly status: HealthStatus }): Answer {
-  return { statusCode: httpStatusOf(body.status), payload: payloadOf(body) };
+/** A serialised body with the HTTP status its `status` maps to. */
+function answerFor(body: { readonly status: HealthStatus }): PlainHttpAnswer {
+  return jsonAnswer(httpStatusOf(body.status), body);
 }
 
 /** Remembers the answer to the last evaluation seen: a cached evaluation is served many times. */
 function perEvaluation(
-  answerOf: (evaluation: HealthEvaluation) => Answer,
-): (evaluation: HealthEvaluation) => Answer {
+  answerTo: (evaluation: HealthEvaluation) => PlainHttpAnswer,
+): (evaluation: HealthEvaluation) => PlainHttpAnswer {
   let last: HealthEvaluation | undefined;
-  let answer: Answer | undefined;
+  let answer: PlainHttpAnswer | undefined;
   return (evaluation) => {
     if (evaluation !== last || answer === undefined) {
-      answer = answerOf(evaluation);
+      answer = answerTo(evaluation);
       last = evaluation;
     }
     return answer;

@@ -1,5 +1,5 @@
 // The HTTP side: response bodies of the three endpoints and how they are written.
-import type { ServerInfo } from '@pier/core';
+import type { HttpRequestHead, PlainHttpAnswer, ServerInfo } from '@pier/core';
 import type { HealthStatus } from './definitions.js';
 import type { HealthCheckOutcome, HealthEvaluation } from './evaluate.js';
 
@@ -113,32 +113,53 @@ export function payloadOf(body: unknown): Payload {
   };
 }
 
-/** `/health/live`'s answer, serialised once. */
-export const LIVE_PAYLOAD: Payload = payloadOf(LIVE_BODY);
-
-/** A JSON answer. HEAD gets the same headers without a body. */
-export function respondJson(request: Request, status: number, body: unknown): Response {
-  return respondPayload(request, status, payloadOf(body));
+/** An answer with a serialised JSON body (shared, never mutated). */
+export function answerOf(status: number, payload: Payload): PlainHttpAnswer {
+  return { status, headers: payload.headers, body: payload.body };
 }
 
-/** A serialised JSON answer, as `respondJson` makes it. */
-export function respondPayload(
-  request: Request,
-  status: number,
-  payload: Payload,
-  extra?: Readonly<Record<string, string>>,
-): Response {
-  return new Response(request.method === 'HEAD' ? null : payload.body, {
-    status,
-    headers: extra === undefined ? payload.headers : { ...payload.headers, ...extra },
-  });
-}
+/** `/health/live`'s answer, built once. */
+export const LIVE_ANSWER: PlainHttpAnswer = answerOf(200, payloadOf(LIVE_BODY));
+
+const NOT_ALLOWED_PAYLOAD = payloadOf({ error: 'method_not_allowed', allow: ['GET', 'HEAD'] });
 
 /** Answers a method other than GET and HEAD (for transports that hand every method to the route). */
-export function respondMethodNotAllowed(request: Request): Response {
-  return respondPayload(request, 405, payloadOf({ error: 'method_not_allowed', allow: ['GET', 'HEAD'] }), {
-    allow: 'GET, HEAD',
+export const METHOD_NOT_ALLOWED: PlainHttpAnswer = {
+  status: 405,
+  headers: { ...NOT_ALLOWED_PAYLOAD.headers, allow: 'GET, HEAD' },
+  body: NOT_ALLOWED_PAYLOAD.body,
+};
+
+/**
+ * The web-standard form of a route that answers plainly: the same answer as a `Response` (what the fetch
+ * handler and other web runtimes call; node transports call the plain form). HEAD gets no body.
+ */
+export function webHandlerOf(
+  plain: (head: HttpRequestHead) => PlainHttpAnswer | Promise<PlainHttpAnswer>,
+): (request: Request) => Response | Promise<Response> {
+  return (request) => {
+    const answer = plain(headOf(request));
+    return 'then' in answer
+      ? answer.then((settled) => responseOf(request, settled))
+      : responseOf(request, answer);
+  };
+}
+
+function responseOf(request: Request, answer: PlainHttpAnswer): Response {
+  return new Response(request.method === 'HEAD' ? null : (answer.body ?? null), {
+    status: answer.status,
+    headers: answer.headers,
   });
+}
+
+/** What the health routes read of a web request: its method (the rest only for the contract's sake). */
+function headOf(request: Request): HttpRequestHead {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    header: (name) => request.headers.get(name) ?? undefined,
+  };
 }
 
 function detailedCheck(check: HealthCheckOutcome): HealthBodyCheck {

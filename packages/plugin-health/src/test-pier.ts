@@ -52,18 +52,30 @@ export function countingRoutes(plugin: PierPlugin): {
         addCapabilities: (capabilities) => ctx.addCapabilities(capabilities),
         setAuthenticator: (authenticator) => ctx.setAuthenticator(authenticator),
         observe: (observer) => ctx.observe(observer),
-        addRoute: (route) =>
+        addRoute: (route) => {
+          const routedOne = () => {
+            routed += 1;
+            for (const waiter of waiters.filter((w) => w.count <= routed)) {
+              waiters.splice(waiters.indexOf(waiter), 1);
+              waiter.resolve();
+            }
+          };
+          const { plain } = route;
           ctx.addRoute({
             ...route,
             handler: (request) => {
-              routed += 1;
-              for (const waiter of waiters.filter((w) => w.count <= routed)) {
-                waiters.splice(waiters.indexOf(waiter), 1);
-                waiter.resolve();
-              }
+              routedOne();
               return route.handler(request);
             },
-          }),
+            // Node transports answer from `plain`: count those too.
+            ...(plain !== undefined && {
+              plain: (head) => {
+                routedOne();
+                return plain(head);
+              },
+            }),
+          });
+        },
       };
       plugin.setup(counting);
     },

@@ -44,8 +44,11 @@ export interface HttpExchange {
   allHeaders(): Headers;
   /** Reads the body under `limit` bytes; never rejects. */
   readBody(limit: number): Promise<BodyRead>;
-  /** Serves a plugin route (web-standard); rejects or throws when its handler fails. */
-  serveRoute(handler: HttpRoute['handler']): Promise<void> | undefined;
+  /**
+   * Serves a plugin route: its web-standard `handler`, or on node its `plain` answer when it has one (no
+   * web objects, so no fetch implementation loaded). Rejects or throws when the route fails.
+   */
+  serveRoute(route: HttpRoute): Promise<void> | undefined;
 
   // The response.
   /** Whether the status line is out (or, on the web, the `Response` was handed over). */

@@ -33,6 +33,8 @@ function server(closeHook?: () => void) {
               method: 'GET',
               path: '/probe',
               handler: () => Response.json({ state: ctx.state }),
+              // Node transports answer from here; a fetch handler must not.
+              plain: () => ({ status: 418, headers: {}, body: 'plain' }),
             });
             if (closeHook) ctx.onClose(closeHook);
           },

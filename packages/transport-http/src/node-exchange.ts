@@ -1,8 +1,8 @@
 // The exchange seam on node's IncomingMessage/ServerResponse: what the listener and `createNodeHandler`
 // hand to request handling. Node-native all the way (no web Request, no web streams) except for plugin
-// routes, which are web-standard by contract.
+// routes without a `plain` answer, which are web-standard by contract.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpRequestHead, HttpRoute } from '@pier/core/transport';
+import type { HttpRequestHead, HttpRoute, PlainHttpAnswer } from '@pier/core/transport';
 import { readBody, refuseOversizedBody } from './body.js';
 import {
   type BodyRead,
@@ -109,8 +109,29 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
     return readBody(req, limit);
   }
 
-  serveRoute(handler: HttpRoute['handler']): Promise<void> | undefined {
-    return serveWebRoute(handler, this.req, this.res);
+  serveRoute(route: HttpRoute): Promise<void> | undefined {
+    const plain = route.plain;
+    if (plain === undefined) return serveWebRoute(route.handler, this.req, this.res);
+    const answer = plain(this.head());
+    if ('then' in answer) return answer.then((settled) => this.#writePlain(settled));
+    this.#writePlain(answer);
+    return undefined;
+  }
+
+  /** Writes a route's plain answer after the headers already set (CORS, `Connection: close`). */
+  #writePlain(answer: PlainHttpAnswer): void {
+    const res = this.res;
+    if (res.destroyed || res.headersSent) return;
+    const headers = answer.headers;
+    for (const name in headers) res.setHeader(name, headers[name] as string);
+    res.statusCode = answer.status;
+    const body = answer.body;
+    if (body === undefined || this.req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    if (!res.hasHeader('content-length')) res.setHeader('content-length', Buffer.byteLength(body));
+    res.end(body);
   }
 
   get headersSent(): boolean {

@@ -51,9 +51,9 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
     });
     sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal Server Error');
   };
-  const runRoute = (handler: HttpRoute['handler'], exchange: HttpExchange): void => {
+  const runRoute = (route: HttpRoute, exchange: HttpExchange): void => {
     try {
-      const result = exchange.serveRoute(handler);
+      const result = exchange.serveRoute(route);
       // A closure only for a handler that returned a promise: a synchronous answer allocates none.
       if (result !== undefined) result.then(undefined, (error: unknown) => routeFailed(exchange, error));
     } catch (error) {
@@ -94,7 +94,7 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
     const match = router.match(method, path);
     switch (match.kind) {
       case 'route':
-        runRoute(match.handler, exchange);
+        runRoute(match.route, exchange);
         return true;
       case 'mcp':
         if (!serving) {

@@ -41,24 +41,23 @@ describe('authorityOf', () => {
 });
 
 describe('createRouter', () => {
-  const router = createRouter(
-    [
-      { method: 'GET', path: '/health', handler },
-      { method: 'post', path: '/hooks', handler },
-      { method: 'GET', path: '/mcp', handler: other },
-    ],
-    { path: '/mcp', methods: ['GET', 'POST', 'DELETE'] },
-  );
+  const health: HttpRoute = { method: 'GET', path: '/health', handler };
+  const hooks: HttpRoute = { method: 'post', path: '/hooks', handler };
+  const mcpGet: HttpRoute = { method: 'GET', path: '/mcp', handler: other };
+  const router = createRouter([health, hooks, mcpGet], {
+    path: '/mcp',
+    methods: ['GET', 'POST', 'DELETE'],
+  });
 
-  it('matches plugin routes on method and exact path, and answers HEAD with the GET handler', () => {
-    expect(router.match('GET', '/health')).toEqual({ kind: 'route', handler });
-    expect(router.match('HEAD', '/health')).toEqual({ kind: 'route', handler });
-    expect(router.match('POST', '/hooks')).toEqual({ kind: 'route', handler });
+  it('matches plugin routes on method and exact path, and answers HEAD with the GET route', () => {
+    expect(router.match('GET', '/health')).toEqual({ kind: 'route', route: health });
+    expect(router.match('HEAD', '/health')).toEqual({ kind: 'route', route: health });
+    expect(router.match('POST', '/hooks')).toEqual({ kind: 'route', route: hooks });
     expect(router.match('HEAD', '/hooks')).toEqual({ kind: 'method-not-allowed', allow: 'POST' });
   });
 
   it('puts plugin routes before the MCP endpoint', () => {
-    expect(router.match('GET', '/mcp')).toEqual({ kind: 'route', handler: other });
+    expect(router.match('GET', '/mcp')).toEqual({ kind: 'route', route: mcpGet });
     expect(router.match('POST', '/mcp')).toEqual({ kind: 'mcp' });
     expect(router.match('PATCH', '/mcp')).toEqual({
       kind: 'method-not-allowed',

@@ -2,7 +2,7 @@ import type { HttpRoute } from '@pier/core/transport';
 
 /** What a request's method and path lead to. */
 export type RouteMatch =
-  | { readonly kind: 'route'; readonly handler: HttpRoute['handler'] }
+  | { readonly kind: 'route'; readonly route: HttpRoute }
   | { readonly kind: 'mcp' }
   | { readonly kind: 'method-not-allowed'; readonly allow: string }
   | { readonly kind: 'not-found' };
@@ -46,11 +46,10 @@ export function createRouter(
     if (!methods.has(method)) methods.set(method, match);
   };
   for (const route of routes) {
-    add(route.path, route.method.toUpperCase(), { kind: 'route', handler: route.handler });
+    add(route.path, route.method.toUpperCase(), { kind: 'route', route });
   }
   for (const route of routes) {
-    if (route.method.toUpperCase() === 'GET')
-      add(route.path, 'HEAD', { kind: 'route', handler: route.handler });
+    if (route.method.toUpperCase() === 'GET') add(route.path, 'HEAD', { kind: 'route', route });
   }
   for (const method of mcp.methods) add(mcp.path, method, MCP);
 

@@ -128,3 +128,66 @@ describe('routing', () => {
     expect(server.host.logs.filter((line) => line.level === 'error')).toHaveLength(2);
   });
 });
+
+describe('a route with a plain answer (no web Request or Response on node)', () => {
+  const heads: { method: string; url: string; agent: string | undefined }[] = [];
+  const plainRoutes: HttpRoute[] = [
+    {
+      method: 'GET',
+      path: '/ready',
+      handler: () => {
+        throw new Error('node transports call plain, not handler');
+      },
+      plain: (head) => {
+        heads.push({ method: head.method, url: head.url, agent: head.header('user-agent') });
+        return { status: 503, headers: { 'content-type': 'application/json' }, body: '{"ready":"é"}' };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/later',
+      handler: () => new Response('web'),
+      plain: async () => ({ status: 204, headers: { 'x-answer': 'plain' } }),
+    },
+    {
+      method: 'GET',
+      path: '/fails',
+      handler: () => new Response('web'),
+      plain: async () => Promise.reject(new Error('plain rejected')),
+    },
+  ];
+
+  it('answers from plain with its status, headers and body (length counted in bytes)', async () => {
+    heads.length = 0;
+    server = await startTestServer({}, { routes: plainRoutes });
+    const answer = await ask(server.url, {
+      method: 'GET',
+      path: '/ready?probe=k8s',
+      headers: { 'user-agent': 'kube-probe/1.33' },
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['content-length']).toBe(String(Buffer.byteLength('{"ready":"é"}')));
+    expect(answer.json).toEqual({ ready: 'é' });
+    expect(heads).toEqual([{ method: 'GET', url: '/ready?probe=k8s', agent: 'kube-probe/1.33' }]);
+    const later = await ask(server.url, { method: 'GET', path: '/later' });
+    expect(later.status).toBe(204);
+    expect(later.headers['x-answer']).toBe('plain');
+  });
+
+  it('answers HEAD with the headers only', async () => {
+    server = await startTestServer({}, { routes: plainRoutes });
+    const head = await ask(server.url, { method: 'HEAD', path: '/ready' });
+    expect(head.status).toBe(503);
+    expect(head.headers['content-type']).toBe('application/json');
+    expect(head.text).toBe('');
+  });
+
+  it('answers 500 with a JSON body when plain rejects, and logs it', async () => {
+    server = await startTestServer({}, { routes: plainRoutes });
+    const answer = await ask(server.url, { method: 'GET', path: '/fails' });
+    expect(answer.status).toBe(500);
+    expect(rpcError(answer.json)).toEqual({ code: -32603, message: 'Internal Server Error' });
+    expect(server.host.logs.filter((line) => line.level === 'error')).toHaveLength(1);
+  });
+});

@@ -113,8 +113,8 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
     return { ok: true, text: decoder.decode(whole) };
   }
 
-  serveRoute(handler: HttpRoute['handler']): Promise<void> | undefined {
-    const answer = handler(this.#request);
+  serveRoute(route: HttpRoute): Promise<void> | undefined {
+    const answer = route.handler(this.#request);
     if (answer instanceof Response) {
       this.#answerWith(answer);
       return undefined;

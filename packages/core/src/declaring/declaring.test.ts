@@ -364,6 +364,7 @@ describe('duplicates and conflicts', () => {
     ['path', { method: 'GET', path: '/health?x=1' }],
     ['method', { method: 'GET /', path: '/health' }],
     ['handler', { method: 'GET', path: '/health', handler: 'ok' }],
+    ['plain', { method: 'GET', path: '/health', plain: { status: 200 } }],
   ])('rejects a route with a bad %s', (field, route) => {
     const plugin: PierPlugin = {
       name: 'routes',

@@ -123,14 +123,20 @@ export class Declarations {
     const where = `route of ${source}`;
     if (typeof route !== 'object' || route === null)
       fail(where, 'route', 'an object { method, path, handler }', route);
-    const { method, path, handler } = route as Partial<HttpRoute>;
+    const { method, path, handler, plain } = route as Partial<HttpRoute>;
     if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
       fail(where, 'method', 'an HTTP method such as GET', method);
     if (typeof path !== 'string' || !/^\/[^\s?#]*$/.test(path)) {
       fail(where, 'path', 'an exact path starting with / (no query string)', path);
     }
     if (typeof handler !== 'function') fail(where, 'handler', 'a function', handler);
-    const normalized: HttpRoute = Object.freeze({ method: method.toUpperCase(), path, handler });
+    if (plain !== undefined && typeof plain !== 'function') fail(where, 'plain', 'a function', plain);
+    const normalized: HttpRoute = Object.freeze({
+      method: method.toUpperCase(),
+      path,
+      handler,
+      ...(plain !== undefined && { plain }),
+    });
     // A GET route also answers HEAD, so GET and HEAD on one path clash too.
     const aliases =
       normalized.method === 'GET' || normalized.method === 'HEAD' ? ['GET', 'HEAD'] : [normalized.method];
