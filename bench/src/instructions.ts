@@ -15,7 +15,15 @@ import { findServer } from './harness/servers.js';
 import { SHAPES } from './shapes.js';
 
 const REDIRECT = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'transport-redirect.js');
-const PACKAGES = new Set(['core', 'transport-http', 'plugin-health', 'plugin-auth', 'plugin-otel', 'config']);
+const PACKAGES = new Set([
+  'core',
+  'transport-http',
+  'plugin-health',
+  'plugin-auth',
+  'plugin-otel',
+  'plugin-limits',
+  'config',
+]);
 
 const [server = '', what = '', warmArg = '6000', measuredArg = '4000', connectionsArg = '8', tool] =
   process.argv.slice(2);
@@ -41,7 +49,9 @@ const [id = '', dirs] = named.split('@');
 const base = findServer(id);
 const spec = program === undefined ? base : { ...base, program: resolve(program) };
 const env: Record<string, string> = {};
-const execArgv: string[] = [];
+// BENCH_NODE_ARGS: more node flags for the server (`--single-threaded`: GC and compilation on the main
+// thread, so its count no longer depends on what helper threads took).
+const execArgv: string[] = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 if (dirs !== undefined) {
   const map: Record<string, string> = {};
   for (const dir of dirs.split('+')) {

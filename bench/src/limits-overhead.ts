@@ -1,4 +1,4 @@
-// `pnpm limits-overhead [seconds] [rounds]` (needs `redis-server` on PATH): what `@pier/plugin-limits` adds
+// `pnpm limits-overhead [seconds] [rounds] [latency]` (needs `redis-server` on PATH): what `@pier/plugin-limits` adds
 // to one tools/call (issue 36), the same Pier bench server three ways — no limits; one per-principal rate
 // on echo counted in memory; the same counted in Redis (`redisLimitStore`, a local redis-server) — side by
 // side, the order flipped every round.
@@ -26,6 +26,8 @@ const numbers = process.argv
   .filter((arg) => /^\d+$/.test(arg))
   .map(Number);
 const [seconds = 5, rounds = 3] = numbers;
+// `latency`: parts 2 and 3 only (no autocannon), for a loaded machine where CPU under load says nothing.
+const latencyOnly = process.argv.includes('latency');
 const RATE = 1_000;
 
 /**
@@ -136,7 +138,7 @@ try {
     map.set(key, [...(map.get(key) ?? []), value]);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? setups : [...setups].reverse();
-    for (const { label, server } of order) {
+    for (const { label, server } of latencyOnly ? [] : order) {
       const sample = await throughput(
         server,
         { era: 'modern' },

@@ -8,7 +8,7 @@
 // connections and the counters dumped. Kernel time (the socket write) is not counted. Needs valgrind
 // (`callgrind_control`). Used by `node dist/instructions.js` and by the full run (the middleware target).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -160,6 +160,9 @@ export async function countInstructions(
   } finally {
     child.kill('SIGKILL');
     agent.destroy();
+    // BENCH_CALLGRIND_KEEP=DIR keeps the dumps (for `callgrind_annotate`: which builtins a change adds).
+    const keep = process.env.BENCH_CALLGRIND_KEEP;
+    if (keep !== undefined && keep !== '') cpSync(out, join(keep, spec.id), { recursive: true });
     rmSync(out, { recursive: true, force: true });
   }
 }

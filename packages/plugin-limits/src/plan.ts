@@ -8,12 +8,14 @@ export interface Plan {
   readonly rules: readonly Rule[];
   /** `RateLimit-Policy`; `''` when none of the rules reports a policy. */
   readonly policy: string;
+  /** Per rule, the start of its `RateLimit` member: `"add-note";r=`. */
+  readonly prefixes: readonly string[];
   /** Units a request costs in rate and quota rules. */
   readonly cost: number;
   readonly holds: boolean;
 }
 
-const NONE: Plan = { rules: [], policy: '', cost: 1, holds: false };
+const NONE: Plan = { rules: [], policy: '', prefixes: [], cost: 1, holds: false };
 
 /** Finds the plan of each request, computing each kind once. */
 export class Planner {
@@ -76,6 +78,7 @@ function planOf(rules: readonly Rule[], cost: number): Plan {
   return {
     rules,
     policy: rules.map((rule) => rule.policy).join(', '),
+    prefixes: rules.map((rule) => `"${rule.name}";r=`),
     cost,
     holds: rules.some((rule) => rule.kind === 'concurrency'),
   };

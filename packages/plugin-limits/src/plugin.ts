@@ -183,11 +183,6 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       return refusal;
     }
     if (downSince !== undefined) storeBack();
-    const headers: Record<string, string> = {};
-    if (http) {
-      headers['ratelimit-policy'] = plan.policy;
-      headers.ratelimit = rateLimitOf(rules, outcomes);
-    }
     // The binding refusal: the one that lasts longest; a tool error only when every refusing rule is a tool limit.
     let binding: number | undefined;
     let toolsOnly = true;
@@ -204,15 +199,21 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       const outcome = outcomes[binding] as LimitOutcome;
       if (listeners.size > 0) emit({ type: 'refused', rule: rule.name, kind: rule.kind, reason: 'exceeded' });
       logger?.debug('refused: over a limit', { rule: rule.name, method: ctx.method });
+      const headers: Record<string, string> = {};
+      if (http) {
+        headers['ratelimit-policy'] = plan.policy;
+        headers.ratelimit = rateLimitOf(plan, outcomes);
+      }
       // A concurrency limit cannot know when a slot frees: a second is the hint.
       const retryAfterMs = rule.kind === 'concurrency' ? 1_000 : outcome.retryAfterMs;
       const refusal = refuse(rule, 'exceeded', retryAfterMs, outcome.resetMs, asTool && toolsOnly, headers);
       if (http) for (const [name, value] of Object.entries(headers)) ctx.setHeader(name, value);
       return refusal;
     }
+    // Admitted (the hot path): the policy was written once per plan; only `RateLimit` is built per call.
     if (http) {
-      ctx.setHeader('ratelimit-policy', headers['ratelimit-policy'] as string);
-      ctx.setHeader('ratelimit', headers.ratelimit as string);
+      ctx.setHeader('ratelimit-policy', plan.policy);
+      ctx.setHeader('ratelimit', rateLimitOf(plan, outcomes));
     }
     if (holds === undefined) return next();
     try {
@@ -282,17 +283,20 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
   };
 }
 
-/** `RateLimit` (draft-ietf-httpapi-ratelimit-headers): `"add-note";r=9;t=6` per rule. */
-function rateLimitOf(rules: readonly Rule[], outcomes: readonly LimitOutcome[]): string {
+/**
+ * `RateLimit` (draft-ietf-httpapi-ratelimit-headers): `"add-note";r=9;t=6` per rule, from each rule's
+ * prefix the plan made once (`"add-note";r=`): one string built per call.
+ */
+function rateLimitOf(plan: Plan, outcomes: readonly LimitOutcome[]): string {
+  const { rules, prefixes } = plan;
   let value = '';
   for (let index = 0; index < rules.length; index++) {
-    const rule = rules[index] as Rule;
     const outcome = outcomes[index] as LimitOutcome;
-    if (index > 0) value += ', ';
-    value +=
-      rule.kind === 'concurrency'
-        ? `"${rule.name}";r=${outcome.remaining}`
-        : `"${rule.name}";r=${outcome.remaining};t=${Math.ceil(outcome.resetMs / 1_000)}`;
+    const member =
+      (rules[index] as Rule).kind === 'concurrency'
+        ? `${prefixes[index]}${outcome.remaining}`
+        : `${prefixes[index]}${outcome.remaining};t=${Math.ceil(outcome.resetMs / 1_000)}`;
+    value = index === 0 ? member : `${value}, ${member}`;
   }
   return value;
 }

@@ -46,6 +46,35 @@ const rate = (key: string, limit: number, windowMs: number, cost = 1): LimitChec
 });
 
 describe('redisLimitStore', () => {
+  it("one round trip a check: one EVALSHA for all of a request's rules, and no other command", async () => {
+    // A real node-redis client that notes every command method the store calls on it.
+    const real = createClient({ url: redis.url });
+    real.on('error', () => {});
+    const sent: string[] = [];
+    const noted = new Proxy(real, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (!['on', 'connect', 'close', 'destroy'].includes(String(name))) sent.push(String(name));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const store = redisLimitStore({ client: noted, prefix: 'trips:' });
+    stores.push(store);
+    await store.ready;
+    sent.length = 0;
+    const checks: LimitCheck[] = [
+      rate('alice', 1_000, 60_000),
+      { kind: 'quota', key: 'alice', limit: 1_000, windowMs: 86_400_000, cost: 1 },
+      { kind: 'concurrency', key: 'alice', limit: 100, holder: 'h' },
+    ];
+    for (let call = 0; call < 20; call++) await store.consume(checks);
+    expect(sent).toEqual(Array.from({ length: 20 }, () => 'evalSha'));
+    await real.close();
+  });
+
   it('three replicas share one bucket: a burst of 60 at once admits exactly the limit of 10', async () => {
     const fleet = await replicas(3, 'burst:');
     const outcomes = await Promise.all(

@@ -191,6 +191,8 @@ class ScriptLimitStore implements RedisLimitStore {
   #ownsClient = false;
   #closed = false;
   readonly #shas = new Map<string, string>();
+  /** Redis keys of recent callers' limit keys (see `#key`). */
+  readonly #digests = new Map<string, string>();
   /** Holds this process took and has not released: refreshed until they are. */
   readonly #held = new Map<string, LimitHold>();
   #refresher: NodeJS.Timeout | undefined;
@@ -274,10 +276,21 @@ class ScriptLimitStore implements RedisLimitStore {
     if (this.#ownsClient && client?.isOpen) await client.close().catch(() => client.destroy());
   }
 
-  /** Keys are hashed: a principal (an e-mail address, say) is not written to Redis as it is. */
+  /**
+   * Keys are hashed: a principal (an e-mail address, say) is not written to Redis as it is. The digests of
+   * the callers seen lately are kept (a SHA-256 per call costs more than the rest of the check's own work).
+   */
   #key(kind: LimitCheck['kind'], key: string): string {
-    const digest = createHash('sha256').update(key).digest('base64url').slice(0, 22);
-    return `${this.#options.prefix}${kind[0]}:${digest}`;
+    const cacheKey = kind === 'rate' ? key : `${kind[0]}\n${key}`;
+    let full = this.#digests.get(cacheKey);
+    if (full === undefined) {
+      const digest = createHash('sha256').update(key).digest('base64url').slice(0, 22);
+      full = `${this.#options.prefix}${kind[0]}:${digest}`;
+      // Bounded: past the cap the cache starts afresh (a digest is cheap to compute again).
+      if (this.#digests.size >= MAX_CACHED_DIGESTS) this.#digests.clear();
+      this.#digests.set(cacheKey, full);
+    }
+    return full;
   }
 
   #hold(key: string, holder: string): void {
@@ -320,15 +333,22 @@ class ScriptLimitStore implements RedisLimitStore {
     return client;
   }
 
-  /** Runs a script, failing at once when Redis is not connected and after `timeoutMs` when it does not answer. */
-  async #run(what: string, script: string, keys: string[], args: string[]): Promise<unknown> {
-    if (this.#closed)
-      throw new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} after close()`);
-    const client = this.#ready ?? (await this.#client);
+  /**
+   * Runs a script, failing at once when Redis is not connected and after `timeoutMs` when it does not answer.
+   * Not `async`: the hot path adds no promise of its own around the client's.
+   */
+  #run(what: string, script: string, keys: string[], args: string[]): Promise<unknown> {
+    if (this.#closed) {
+      return Promise.reject(
+        new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} after close()`),
+      );
+    }
+    const client = this.#ready;
+    // Before the first connection: wait for the client (`ready` sets #ready first, or the open failed).
+    if (client === undefined) return this.#client.then(() => this.#run(what, script, keys, args));
     if (!client.isReady) {
-      throw new PierRedisError(
-        'REDIS_LIMIT_STORE_FAILED',
-        `limit store: ${what} failed: not connected to Redis`,
+      return Promise.reject(
+        new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} failed: not connected to Redis`),
       );
     }
     const { timeoutMs } = this.#options;
@@ -365,27 +385,27 @@ class ScriptLimitStore implements RedisLimitStore {
   }
 
   /** EVALSHA when the client has it (the script is sent once, then named by its hash); EVAL on NOSCRIPT. */
-  async #eval(
-    client: RedisLimitClientLike,
-    script: string,
-    keys: string[],
-    args: string[],
-  ): Promise<unknown> {
+  #eval(client: RedisLimitClientLike, script: string, keys: string[], args: string[]): Promise<unknown> {
     const options = { keys, arguments: args };
-    if (client.evalSha === undefined) return client.eval(script, options);
-    let sha = this.#shas.get(script);
-    if (sha === undefined) {
-      sha = createHash('sha1').update(script).digest('hex');
-      this.#shas.set(script, sha);
-    }
     try {
-      return await client.evalSha(sha, options);
+      if (client.evalSha === undefined) return client.eval(script, options);
+      let sha = this.#shas.get(script);
+      if (sha === undefined) {
+        sha = createHash('sha1').update(script).digest('hex');
+        this.#shas.set(script, sha);
+      }
+      return client.evalSha(sha, options).catch((error: unknown) => {
+        if (!messageOf(error).includes('NOSCRIPT')) throw error;
+        return client.eval(script, options);
+      });
     } catch (error) {
-      if (!messageOf(error).includes('NOSCRIPT')) throw error;
-      return client.eval(script, options);
+      return Promise.reject(error);
     }
   }
 }
+
+/** Most limit keys whose Redis key is remembered. */
+const MAX_CACHED_DIGESTS = 10_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
