@@ -45,6 +45,13 @@ const ENTRIES: readonly Entry[] = [
     env: { BENCH_MOUNT: 'express' },
   },
   {
+    id: 'express-front',
+    runtime: 'node',
+    label: 'Pier in front of an Express 5 app (one node:http server, `next` to the app)',
+    program: 'pier-mount.js',
+    env: { BENCH_MOUNT: 'express-front' },
+  },
+  {
     id: 'fastify',
     runtime: 'node',
     label: 'Pier in Fastify 5',
@@ -52,6 +59,10 @@ const ENTRIES: readonly Entry[] = [
     env: { BENCH_MOUNT: 'fastify' },
   },
   { id: 'hand', runtime: 'node', label: 'hand-written (node:http)', program: 'hand.js' },
+  // The floors: a canned answer (no MCP work) on node:http, from an Express 5 app, and as a fetch handler.
+  { id: 'raw', runtime: 'node', label: 'canned answer, node:http', program: 'raw.js' },
+  { id: 'express-canned', runtime: 'node', label: 'canned answer, Express 5', program: 'express-canned.js' },
+  { id: 'fetch-canned', runtime: 'node', label: 'canned answer, fetch handler', program: 'fetch-canned.js' },
   { id: 'sdk-v2', runtime: 'node', label: 'SDK v2 createMcpHandler + toNodeHandler', program: 'sdk-v2.js' },
   { id: 'fetch', runtime: 'bun', label: 'Pier, fetch handler (Bun.serve)', program: 'pier-fetch.js' },
   { id: 'hand', runtime: 'bun', label: 'hand-written (node:http on Bun)', program: 'hand.js' },
@@ -208,6 +219,18 @@ for (const era of ERAS) {
     rps('node', 'fastify', era),
     rps('node', 'listener', era),
     0.8,
+  );
+  reported(
+    'Pier in front of an Express app vs node listener',
+    era,
+    rps('node', 'express-front', era),
+    rps('node', 'listener', era),
+  );
+  reported(
+    'Express 5 floor: canned answer from Express vs node:http',
+    era,
+    rps('node', 'express-canned', era),
+    rps('node', 'raw', era),
   );
   reported(
     'fetch handler on Node vs node listener',

@@ -27,6 +27,11 @@ export interface HttpExchange {
   readonly method: string;
   /** The request target as sent: `/mcp?x=1`, or the absolute form `http://host/mcp` (node only). */
   readonly target: string;
+  /**
+   * The prefix a mounted handler took off {@link target} (its `basePath`), `''` otherwise: routing uses
+   * `target`, messages name the path as the client sent it.
+   */
+  readonly basePath: string;
   /** An HTTP/1.1 request without `Host` (only node can see one). */
   readonly missingHost: boolean;
   /** The peer's IP address (node's socket); `undefined` where the runtime does not say (a web `Request`). */
@@ -85,6 +90,7 @@ export interface HttpExchange {
  */
 export abstract class TrackedExchange {
   longLived = false;
+  basePath = '';
   #endStream: (() => void) | undefined;
   protected readonly tracker: ExchangeTracker;
 

@@ -74,6 +74,7 @@ export function createFetchHandler(server: HandlerTarget, options: FetchHandlerO
     // Not Pier's: left untouched for the application around the handler.
     if (fallThrough && (target === undefined || !handling.requests.serves(target))) return undefined;
     const exchange = new WebExchange(request, target ?? targetOf(request.url), handling.tracker);
+    if (target !== undefined && basePath !== undefined) exchange.basePath = basePath;
     handling.requests.handle(exchange);
     return exchange.response;
   };

@@ -114,8 +114,22 @@ describe('the fetch handler', () => {
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toMatchObject({
       jsonrpc: '2.0',
-      error: { message: 'Not Found: /nothing' },
+      error: { message: 'Not Found: /api/nothing' },
     });
+  });
+
+  it('names the path in its 404 and 405 as the client sent it, base path included', async () => {
+    const handler = createFetchHandler(server(), { basePath: '/api' });
+    closers.push(() => handler.close());
+    const notAllowed = await handler.fetch(new Request('http://127.0.0.1:3000/api/probe', { method: 'PUT' }));
+    expect(notAllowed.status).toBe(405);
+    expect(await notAllowed.json()).toMatchObject({
+      error: { message: 'Method Not Allowed: PUT /api/probe' },
+    });
+    const bare = createFetchHandler(server());
+    closers.push(() => bare.close());
+    const notFound = await bare.fetch(call('/nothing'));
+    expect(await notFound.json()).toMatchObject({ error: { message: 'Not Found: /nothing' } });
   });
 
   it('answers 503 with a JSON body when the server cannot start, and says why in the log only', async () => {

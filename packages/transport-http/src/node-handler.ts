@@ -15,6 +15,9 @@ import {
 } from './mount.js';
 import { NodeExchange } from './node-exchange.js';
 
+/** Express sets where it mounted the middleware, and strips it from `req.url`. */
+type ExpressRequest = IncomingMessage & { baseUrl?: unknown };
+
 /**
  * A Pier server as node middleware: `(req, res, next?)`. With `next`, a path that is not Pier's (neither the
  * MCP endpoint nor a plugin route) goes to `next()` untouched; without it, it gets the listener's 404.
@@ -54,7 +57,11 @@ export function createNodeHandler(server: HandlerTarget, options: HttpHandlerOpt
       next();
       return;
     }
-    handling.requests.handle(new NodeExchange(req, res, handling.tracker, target));
+    const exchange = new NodeExchange(req, res, handling.tracker, target);
+    // The prefix the framework took off (Express's `req.baseUrl`) or this handler did (`basePath`).
+    const prefix = basePath ?? (req as ExpressRequest).baseUrl;
+    if (target !== undefined && typeof prefix === 'string') exchange.basePath = prefix;
+    handling.requests.handle(exchange);
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {

@@ -114,12 +114,12 @@ export function createRequestHandling(context: RequestHandlingContext): RequestH
           exchange,
           405,
           JSONRPC.serverError,
-          `Method Not Allowed: ${clip(method, 20)} ${clip(path)}`,
+          `Method Not Allowed: ${clip(method, 20)} ${clip(exchange.basePath + path)}`,
           { headers: { allow: match.allow } },
         );
         return true;
       case 'not-found':
-        sendJsonError(exchange, 404, JSONRPC.serverError, `Not Found: ${clip(path)}`);
+        sendJsonError(exchange, 404, JSONRPC.serverError, `Not Found: ${clip(exchange.basePath + path)}`);
         return true;
     }
   };

@@ -14,6 +14,7 @@ import {
 const encoder = /* @__PURE__ */ new TextEncoder();
 const TOO_LARGE: BodyRead = { ok: false, reason: 'too-large' };
 const ABORTED: BodyRead = { ok: false, reason: 'aborted' };
+const EMPTY: BodyRead = { ok: true, text: '' };
 /** Headers the runtime owns: it frames the response itself (a `Response` computes its own length). */
 const RUNTIME_OWNED = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding']);
 
@@ -65,11 +66,19 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
 
   async readBody(limit: number): Promise<BodyRead> {
     const request = this.#request;
-    if (request.body === null) return { ok: true, text: '' };
+    // `request.body` is read only where the body must be streamed (chunked, or over the limit): on Node,
+    // `@hono/node-server` hands over a light `Request` that turns into a full one, node's stream wrapped
+    // in a web stream, as soon as `body` is touched, while `text()` reads node's stream directly. That
+    // cost was most of what Pier's fetch handler spent on Node beyond the listener's path.
+    const method = this.method;
+    if (method === 'GET' || method === 'HEAD') return EMPTY;
     const declared = request.headers.get('content-length');
     if (declared !== null) {
       const length = Number(declared);
-      if (length > limit) return discarded(request.body.getReader(), 0);
+      if (length > limit) {
+        const body = request.body;
+        return body === null ? EMPTY : discarded(body.getReader(), 0);
+      }
       // The runtime reads exactly the declared length: its own fast path (one native read and decode).
       try {
         return { ok: true, text: await request.text() };
@@ -77,6 +86,7 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
         return ABORTED;
       }
     }
+    if (request.body === null) return EMPTY;
     // Chunked: read as it comes, and stop at the limit.
     const reader = request.body.getReader();
     const chunks: Uint8Array[] = [];

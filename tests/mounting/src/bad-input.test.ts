@@ -26,6 +26,19 @@ function ask(where: Mounted, test: BadInputCase) {
   });
 }
 
+/**
+ * The listener's body as a mounted handler words it: a 404 or 405 names the path as the client sent it,
+ * the mount's prefix included (`Not Found: /api/nope`).
+ */
+function asSentUnder(body: unknown, prefix: string): unknown {
+  const error = (body as { error?: { message?: unknown } }).error;
+  if (prefix === '' || typeof error?.message !== 'string') return body;
+  if (!/^(Not Found|Method Not Allowed):/.test(error.message)) return body;
+  const at = error.message.lastIndexOf(' /') + 1;
+  const message = `${error.message.slice(0, at)}${prefix}${error.message.slice(at)}`;
+  return { ...(body as object), error: { ...error, message } };
+}
+
 describe('one table of bad input, answered alike by the listener and every adapter', () => {
   it.each(BAD_INPUT_CASES)('$name → $status', async (test) => {
     const reference = await ask(mounted.get('listener') as Mounted, test);
@@ -34,10 +47,11 @@ describe('one table of bad input, answered alike by the listener and every adapt
     expect(reference.json).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
     for (const name of MOUNTS.slice(1)) {
       const answer = await ask(mounted.get(name) as Mounted, test);
+      const where = mounted.get(name) as Mounted;
       expect({ mount: name, status: answer.status, body: answer.json }).toEqual({
         mount: name,
         status: reference.status,
-        body: reference.json,
+        body: asSentUnder(reference.json, where.prefix),
       });
       expect(answer.headers['content-type']).toMatch(/^application\/json/);
       expect(answer.headers.allow).toBe(reference.headers.allow);

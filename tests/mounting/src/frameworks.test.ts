@@ -124,7 +124,13 @@ describe.each(adapters)('Pier served by %s', (name) => {
     const unknown = await send(`${at().origin}${at().prefix}/nope`, { method: 'GET' });
     expect(unknown.status).toBe(404);
     if (PASSES_ON.has(name)) expect(unknown.text).not.toContain('jsonrpc');
-    else expect(unknown.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    // Named as the client sent it: the mount's prefix included (Fastify and Next.js keep it on the request).
+    else {
+      expect(unknown.json).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `Not Found: ${at().prefix}/nope` },
+      });
+    }
   });
 
   it('answers health and /metrics under the mount', async () => {
