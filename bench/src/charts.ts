@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, pairedRatios, spread } from './harness/stats.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { handKey, PATHS, SHAPES, shapeKey } from './shapes.js';
 
 /** Who a bar is: Pier, the bare SDK it is built on, a peer framework, or a ceiling without MCP framework. */

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartData, writeCharts } from './charts.js';
 import { renderReport } from './report.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { keepSections } from './sections.js';
 
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');

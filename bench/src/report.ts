@@ -4,7 +4,7 @@
 import { fixed, int, kib, mib, ms, range, ratioText } from './format.js';
 import { SHAPE_SERVERS } from './harness/servers.js';
 import { median, pairedRatios } from './harness/stats.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { handKey, PATHS, SHAPES, serverOf, shapeKey } from './shapes.js';
 import { targetSections, verdictText } from './targets.js';
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chartData, writeCharts } from './charts.js';
 import { closeSharedIssuer } from './harness/auth-issuer.js';
-import { type Footprint, installFootprint } from './harness/footprint.js';
+import { installFootprint } from './harness/footprint.js';
 import { countInstructions, hasCallgrind } from './harness/instructions.js';
 import {
   type AnswerCheck,
@@ -39,46 +39,11 @@ import {
 } from './harness/servers.js';
 import type { CallShape, Era } from './load/requests.js';
 import { renderReport } from './report.js';
+import type { BenchResults } from './results.js';
 import { keepSections } from './sections.js';
 import { PATHS, SHAPES, serverOf, shapeKey } from './shapes.js';
 
 const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Everything one run measured; RESULTS.md is rendered from it. */
-export interface BenchResults {
-  readonly meta: {
-    readonly command: string;
-    readonly date: string;
-    readonly node: string;
-    readonly cpus: number;
-    readonly cpuModel: string;
-    readonly loadAverageBefore: readonly number[];
-    readonly loadAverageAfter: readonly number[];
-    readonly smoke: boolean;
-    readonly runs: number;
-    readonly seconds: number;
-    readonly warmupSeconds: number;
-    readonly connections: number;
-    readonly sessions: number;
-    readonly probes: number;
-    readonly versions: Readonly<Record<string, string>>;
-    readonly durationSeconds: number;
-  };
-  readonly servers: readonly { readonly id: string; readonly label: string; readonly skipped?: string }[];
-  readonly unavailablePeers: readonly { readonly name: string; readonly reason: string }[];
-  readonly verifications: readonly Verification[];
-  /** Keyed `server era` (tools/call echo), `server era tool` (another tool) or `server GET path`. */
-  readonly throughput: Readonly<Record<string, ThroughputSample[]>>;
-  /**
-   * Instructions per request in the server's main thread, counted under callgrind once per run (keyed as
-   * `throughput`), or why not; absent in results of runs before they were counted.
-   */
-  readonly instructions?: Readonly<Record<string, number>> | { readonly skipped: string };
-  readonly coldStart: Readonly<Record<string, { liveMs: number[]; readyMs: number[] }>>;
-  readonly memory: Readonly<Record<string, MemorySample[]>>;
-  readonly stampede: readonly StampedeSample[];
-  readonly footprint: { readonly pier: Footprint; readonly config: Footprint } | { readonly skipped: string };
-}
 
 /**
  * The cells of the tool-shape matrix a smoke run loads (it checks the answer of every cell): each shape and

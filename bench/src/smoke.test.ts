@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChartData } from './charts.js';
 import { SHAPE_SERVERS } from './harness/servers.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { PATHS, SHAPES, serverOf } from './shapes.js';
 
 const RUN = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'run.js');

@@ -4,7 +4,7 @@
 // row says so.
 import { int, kib, mib, ms, ratioText } from './format.js';
 import { median, pairedRatios } from './harness/stats.js';
-import type { BenchResults } from './run.js';
+import type { BenchResults } from './results.js';
 import { handKey, PATHS, SHAPES, type Shape, type ShapePath, shapeKey } from './shapes.js';
 
 export type Verdict = 'met' | 'missed' | 'not measured' | 'reported';
