@@ -191,3 +191,16 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
     status: 400,
   },
 ];
+
+/**
+ * The listener's body as a mounted handler words it: a 404 or 405 names the path as the client sent it,
+ * the mount's prefix included (`Not Found: /api/nope`).
+ */
+export function asSentUnder(body: unknown, prefix: string): unknown {
+  const error = (body as { error?: { message?: unknown } }).error;
+  if (prefix === '' || typeof error?.message !== 'string') return body;
+  if (!/^(Not Found|Method Not Allowed):/.test(error.message)) return body;
+  const at = error.message.lastIndexOf(' /') + 1;
+  const message = `${error.message.slice(0, at)}${prefix}${error.message.slice(at)}`;
+  return { ...(body as object), error: { ...error, message } };
+}

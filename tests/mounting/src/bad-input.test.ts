@@ -1,7 +1,7 @@
 // The shared bad-input table against every way of serving Pier on Node: each answers as the node listener
 // does — the same status, the same JSON body, the same `Allow`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAD_INPUT_CASES, BAD_INPUT_LIMIT, type BadInputCase } from './bad-input-table.js';
+import { asSentUnder, BAD_INPUT_CASES, BAD_INPUT_LIMIT, type BadInputCase } from './bad-input-table.js';
 import { send } from './http.js';
 import { MOUNTS, type Mounted, mount } from './mounts.js';
 import { tableServer } from './servers.js';
@@ -24,19 +24,6 @@ function ask(where: Mounted, test: BadInputCase) {
     ...(test.body !== undefined && { body: test.body }),
     ...(test.chunked === true && { chunked: true }),
   });
-}
-
-/**
- * The listener's body as a mounted handler words it: a 404 or 405 names the path as the client sent it,
- * the mount's prefix included (`Not Found: /api/nope`).
- */
-function asSentUnder(body: unknown, prefix: string): unknown {
-  const error = (body as { error?: { message?: unknown } }).error;
-  if (prefix === '' || typeof error?.message !== 'string') return body;
-  if (!/^(Not Found|Method Not Allowed):/.test(error.message)) return body;
-  const at = error.message.lastIndexOf(' /') + 1;
-  const message = `${error.message.slice(0, at)}${prefix}${error.message.slice(at)}`;
-  return { ...(body as object), error: { ...error, message } };
 }
 
 describe('one table of bad input, answered alike by the listener and every adapter', () => {
