@@ -9,22 +9,29 @@ export interface RedisStreamEntry {
 }
 
 /**
- * What `@pier/redis` calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it. Replies
- * of `xRead` are read defensively (RESP2 and RESP3 shapes both work).
+ * The connection part every Redis client Pier takes shares: a node-redis v6 client has it as is. Each store's
+ * client type adds the commands it runs.
  */
-export interface RedisClientLike {
+export interface RedisConnectionLike {
   /** `true` while connected and able to run commands. */
   readonly isReady: boolean;
   /** `true` once `connect()` was called and until `close()`/`destroy()`. */
   readonly isOpen: boolean;
   connect(): Promise<unknown>;
-  /** A new client with the same options (and `overrides`), not connected yet. */
-  duplicate(overrides?: Record<string, unknown>): RedisClientLike;
   /** Graceful close: pending commands finish. */
   close(): Promise<unknown>;
   /** Immediate close: pending commands fail. */
   destroy(): unknown;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+/**
+ * What `@pier/redis` calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it. Replies
+ * of `xRead` are read defensively (RESP2 and RESP3 shapes both work).
+ */
+export interface RedisClientLike extends RedisConnectionLike {
+  /** A new client with the same options (and `overrides`), not connected yet. */
+  duplicate(overrides?: Record<string, unknown>): RedisClientLike;
   ping(): Promise<unknown>;
   xAdd(
     key: string,
@@ -90,11 +97,7 @@ export function entriesOf(reply: unknown): RedisStreamEntry[] {
 }
 
 /** What a store needs of a client it may have made itself. */
-interface OpenableClient {
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-}
+type OpenableClient = Pick<RedisConnectionLike, 'isOpen' | 'connect' | 'on'>;
 
 /**
  * The client a store runs on: the one it was given, or one it makes for `url` (then `owned`: the store

@@ -1,4 +1,4 @@
-export type { RedisClientLike, RedisStreamEntry } from './client.js';
+export type { RedisClientLike, RedisConnectionLike, RedisStreamEntry } from './client.js';
 export { PierRedisError, type PierRedisErrorCode } from './errors.js';
 export {
   type RedisEventBus,

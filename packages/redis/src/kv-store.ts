@@ -4,7 +4,7 @@
 // redeeming one code, exactly one gets it.
 import type { KeyValueStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { storeClient, untilReady } from './client.js';
+import { type RedisConnectionLike, storeClient, untilReady } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -12,15 +12,7 @@ import { RedisOptionChecks } from './option-checks.js';
  * What the store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
  * client needs a small adapter (`eval` with `{ keys, arguments }`).
  */
-export interface RedisKeyValueClientLike {
-  /** `true` while connected and able to run commands. */
-  readonly isReady: boolean;
-  /** `true` once `connect()` was called and until `close()`/`destroy()`. */
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
+export interface RedisKeyValueClientLike extends RedisConnectionLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 

@@ -5,7 +5,7 @@
 // slots back when their leases end. Every key expires when its state would be the empty state.
 import { createHash } from 'node:crypto';
 import type { LimitCheck, LimitHold, LimitOutcome, LimitStore } from '@pier/core';
-import { storeClient } from './client.js';
+import { type RedisConnectionLike, storeClient } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -13,15 +13,7 @@ import { RedisOptionChecks } from './option-checks.js';
  * What the limit store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
  * client needs a small adapter (`eval`/`evalSha` with `{ keys, arguments }`).
  */
-export interface RedisLimitClientLike {
-  /** `true` while connected and able to run commands. */
-  readonly isReady: boolean;
-  /** `true` once `connect()` was called and until `close()`/`destroy()`. */
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
+export interface RedisLimitClientLike extends RedisConnectionLike {
   ping(): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   /** Optional: runs a cached script by its SHA-1 (saves sending the script with every request). */

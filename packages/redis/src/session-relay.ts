@@ -10,7 +10,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { createRedisClient } from './client.js';
+import { createRedisClient, type RedisConnectionLike } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -18,13 +18,7 @@ import { RedisOptionChecks } from './option-checks.js';
  * What the session relay calls on a Redis client: `createClient()` of `@redis/client` v6 satisfies it, and
  * an ioredis/iovalkey user can pass a small adapter.
  */
-export interface RedisSessionClientLike {
-  readonly isReady: boolean;
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
+export interface RedisSessionClientLike extends RedisConnectionLike {
   get(key: string): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }

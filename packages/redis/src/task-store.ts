@@ -4,7 +4,7 @@
 // replica which task changed: the replica running a task's handler learns of a cancel made elsewhere.
 import type { StoredTask, TaskRecord, TaskStore } from '@pier/core';
 import { describeValue } from '@pier/core';
-import { storeClient, untilReady } from './client.js';
+import { type RedisConnectionLike, storeClient, untilReady } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
 
@@ -12,17 +12,9 @@ import { RedisOptionChecks } from './option-checks.js';
  * What the task store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
  * client needs a small adapter (`eval` with `{ keys, arguments }`, `subscribe` with a message listener).
  */
-export interface RedisTaskClientLike {
-  /** `true` while connected and able to run commands. */
-  readonly isReady: boolean;
-  /** `true` once `connect()` was called and until `close()`/`destroy()`. */
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
+export interface RedisTaskClientLike extends RedisConnectionLike {
   /** A new client with the same options, not connected yet: the store subscribes on it. */
   duplicate(overrides?: Record<string, unknown>): RedisTaskClientLike;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
 }
