@@ -152,12 +152,14 @@ function responseOf(request: Request, answer: PlainHttpAnswer): Response {
   });
 }
 
-/** What the health routes read of a web request: its method (the rest only for the contract's sake). */
+/** What the health routes read of a web request: its method (the rest, parsed only if read, for the contract). */
 function headOf(request: Request): HttpRequestHead {
-  const url = new URL(request.url);
   return {
     method: request.method,
-    url: url.pathname + url.search,
+    get url() {
+      const url = new URL(request.url);
+      return url.pathname + url.search;
+    },
     header: (name) => request.headers.get(name) ?? undefined,
   };
 }
