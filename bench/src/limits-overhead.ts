@@ -1,108 +1,50 @@
-// `pnpm limits-overhead [seconds] [rounds] [latency]` (needs `redis-server` on PATH): what `@pier/plugin-limits` adds
-// to one tools/call (issue 36), the same Pier bench server three ways — no limits; one per-principal rate
-// on echo counted in memory; the same counted in Redis (`redisLimitStore`, a local redis-server) — side by
-// side, the order flipped every round.
-//   1. Server CPU per call under load (autocannon, 50 connections): the in-memory limiter's target is
-//      ≤ 5 % of a call.
-//   2. Latency at a fixed 1,000 calls/s (an open-loop generator in this process: one request due every
-//      millisecond on kept-alive connections, each timed from when it left to its last byte): the Redis
-//      limiter's target is ≤ 1 ms added at p99.
+// `pnpm limits-overhead [seconds] [rounds] [latency seconds] [latency]` (needs `redis-server` on PATH): what
+// `@pier/plugin-limits` adds to one tools/call (issue 36), the same Pier bench server three ways — no
+// limits; one per-principal rate on echo counted in memory; the same counted in Redis (`redisLimitStore`, a
+// local redis-server) — side by side, the order flipped every round.
+//   1. Server CPU per call under load (autocannon, 50 connections, `seconds` a setup a round): the
+//      in-memory limiter's target is ≤ 5 % of a call.
+//   2. Latency at a fixed 1,000 calls/s (src/load/open-loop.ts, in its own process: one request due every
+//      millisecond on kept-alive connections, more sockets than are ever busy, each timed from when it left
+//      to its last byte; `latency seconds` a setup a round, default 10: 10,000 calls, so a round's p99 is
+//      its 100th-slowest call): the Redis limiter's target is ≤ 1 ms added at p99. Every sample counts (no
+//      trimming). Each round's p99 is one sample: reported are the median over rounds of each setup's p99
+//      and the median of the rounds' paired differences to "no limits". A raw node:http server with a
+//      canned answer is timed the same way first each round (the floor: the generator, the kernel's
+//      loopback and whatever else the machine runs), with the generator's own event-loop delay.
 //   3. What the Redis limiter adds to a call by itself: one `consume` of `redisLimitStore` (the check every
 //      limited call waits for: one EVALSHA round trip) at a fixed 1,000 per second from this process, p50/p99,
 //      beside core's InMemoryLimitStore. Less sensitive to what else the machine runs than part 2.
 // The rule never refuses (a budget of 10⁹ a second): what is measured is the check, not the refusal.
-import http from 'node:http';
 import { InMemoryLimitStore, type LimitCheck, type LimitStore } from '@pier/core';
 import { redisLimitStore } from '@pier/redis';
 import { startRedisServer } from './harness/children.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
 import { SERVERS } from './harness/servers.js';
-import { median, pairedRatios, spread } from './harness/stats.js';
+import { median, pairedRatios, quantile, spread } from './harness/stats.js';
+import { fixedRateChild, openLoop, stopOpenLoop } from './load/open-loop.js';
 import { modernEcho } from './load/requests.js';
 
 const numbers = process.argv
   .slice(2)
   .filter((arg) => /^\d+$/.test(arg))
   .map(Number);
-const [seconds = 5, rounds = 3] = numbers;
+const [seconds = 5, rounds = 3, latencySeconds = 10] = numbers;
 // `latency`: parts 2 and 3 only (no autocannon), for a loaded machine where CPU under load says nothing.
 const latencyOnly = process.argv.includes('latency');
 const RATE = 1_000;
 
-/**
- * Open loop at `RATE` per second for `seconds`: request k leaves at `start + k·1000/RATE` ms (whenever the
- * timer wakes, every request due by then leaves), whether or not earlier answers came back. Each latency is
- * timed from when its request left to its answer's last byte (from when it was due would add this
- * process's own timer lateness, the same for every setup, to every figure).
- */
-async function openLoop(
-  seconds: number,
-  send: () => Promise<boolean>,
-): Promise<{ latencies: number[]; failed: number }> {
-  const latencies: number[] = [];
-  let failed = 0;
-  const pending: Promise<void>[] = [];
-  const total = seconds * RATE;
-  const spacing = 1_000 / RATE;
-  const start = performance.now();
-  for (let sent = 0; sent < total; ) {
-    const now = performance.now();
-    for (; sent < total && start + sent * spacing <= now; sent++) {
-      const left = performance.now();
-      pending.push(
-        send().then(
-          (ok) => {
-            if (ok) latencies.push(performance.now() - left);
-            else failed++;
-          },
-          () => {
-            failed++;
-          },
-        ),
-      );
-    }
-    const next = start + sent * spacing - performance.now();
-    if (sent < total) await new Promise((resolve) => setTimeout(resolve, Math.max(0, next)));
-  }
-  await Promise.all(pending);
-  return { latencies, failed };
-}
-
-/** Sends tools/call echo to `server` in an {@link openLoop}. */
-async function fixedRate(
-  server: RunningServer,
-  seconds: number,
-): Promise<{ latencies: number[]; failed: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const url = new URL('/mcp', server.base);
-  let id = 1;
-  const one = (): Promise<boolean> =>
-    new Promise((resolve) => {
-      const { headers, body } = modernEcho(id++);
-      const req = http.request(
-        url,
-        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          res.on('data', () => {});
-          res.on('end', () => resolve(res.statusCode === 200));
-        },
-      );
-      req.on('error', () => resolve(false));
-      req.end(body);
-    });
-  const measured = await openLoop(seconds, one);
-  agent.destroy();
-  return measured;
-}
-
 function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    p / 100,
+  );
 }
 
 const pier = SERVERS.find((spec) => spec.id === 'pier');
-if (pier === undefined) throw new Error('the pier bench server is not declared');
+const raw = SERVERS.find((spec) => spec.id === 'raw');
+if (pier === undefined || raw === undefined) throw new Error('the pier or raw bench server is not declared');
 
 const redis = await startRedisServer();
 const running: RunningServer[] = [];
@@ -118,14 +60,16 @@ try {
       server: await startServer({ ...pier, env: { BENCH_LIMITS: 'redis', BENCH_REDIS_URL: redis.url } }),
     },
   ];
-  running.push(...setups.map((setup) => setup.server));
+  // The floor: a raw node:http server with a canned answer, timed by the same generator (latency only).
+  const floor = { label: 'floor: raw node:http', server: await startServer(raw) };
+  running.push(floor.server, ...setups.map((setup) => setup.server));
   // Correctness first: every setup answers the echo, the limited ones with their RateLimit header.
-  for (const { label, server } of setups) {
+  for (const { label, server } of [floor, ...setups]) {
     const { headers, body } = modernEcho(0);
     const response = await fetch(`${server.base}/mcp`, { method: 'POST', headers, body });
     await response.arrayBuffer();
     const limited = response.headers.has('ratelimit');
-    if (response.status !== 200 || limited !== (label !== 'no limits')) {
+    if (response.status !== 200 || limited !== label.startsWith('limits')) {
       throw new Error(
         `${label}: HTTP ${response.status}, RateLimit header ${limited ? 'present' : 'absent'}`,
       );
@@ -134,6 +78,7 @@ try {
   const cpu = new Map<string, number[]>();
   const p50 = new Map<string, number[]>();
   const p99 = new Map<string, number[]>();
+  const lag = new Map<string, number[]>();
   const add = (map: Map<string, number[]>, key: string, value: number) =>
     map.set(key, [...(map.get(key) ?? []), value]);
   for (let round = 0; round < rounds; round++) {
@@ -149,35 +94,58 @@ try {
         `round ${round + 1}: ${label}: ${Math.round(sample.rps)} req/s, ${sample.cpuUsPerRequest.toFixed(1)} µs CPU/call, ${sample.errors + sample.non2xx} errors`,
       );
     }
-    for (const { label, server } of order) {
-      await fixedRate(server, 1); // warm the connections and the path
-      const { latencies, failed } = await fixedRate(server, seconds);
+    // Nothing of the CPU part stays running while latency is timed.
+    stopLoader();
+    for (const { label, server } of [floor, ...order]) {
+      const { latencies, failed, lagP99Ms } = await fixedRateChild({
+        url: `${server.base}/mcp`,
+        rate: RATE,
+        seconds: latencySeconds,
+        warmupSeconds: 1,
+      });
       add(p50, label, percentile(latencies, 50));
       add(p99, label, percentile(latencies, 99));
+      add(lag, label, lagP99Ms);
       console.error(
-        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms, ${failed} failed`,
+        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} answers), generator lag p99 ${lagP99Ms.toFixed(2)} ms, ${failed} failed`,
       );
     }
   }
+  stopOpenLoop();
   const base = 'no limits';
-  console.log(
-    '\n| setup | server CPU µs/call, median (min–max) | added CPU vs no limits | p50 ms at 1,000/s | p99 ms at 1,000/s | p99 added vs no limits |',
-  );
-  console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const { label } of setups) {
-    const values = cpu.get(label) ?? [];
+  const fmt = (value: number): string => value.toFixed(3);
+  const range = (values: readonly number[]): string => {
     const { min, max } = spread(values);
-    const added =
-      label === base
-        ? '—'
-        : `${((median(pairedRatios(values, cpu.get(base) ?? [])) - 1) * 100).toFixed(1)} %`;
+    return `${fmt(min)}–${fmt(max)}`;
+  };
+  if (!latencyOnly) {
+    console.log('\n| setup | server CPU µs/call, median (min–max) | added CPU vs no limits |');
+    console.log('| --- | --- | --- |');
+    for (const { label } of setups) {
+      const values = cpu.get(label) ?? [];
+      const { min, max } = spread(values);
+      const added =
+        label === base
+          ? '—'
+          : `${((median(pairedRatios(values, cpu.get(base) ?? [])) - 1) * 100).toFixed(1)} %`;
+      console.log(
+        `| ${label} | ${median(values).toFixed(1)} (${min.toFixed(1)}–${max.toFixed(1)}) | ${added} |`,
+      );
+    }
+  }
+  // Each round's p99 is one sample; the figures are medians over rounds, the added tail the median of
+  // the rounds' paired differences (the setups of one round ran within the same minute).
+  console.log(
+    `\n${rounds} rounds of ${latencySeconds} s at ${RATE} calls/s each (${latencySeconds * RATE} calls a setup a round), medians over rounds (min–max):\n`,
+  );
+  console.log('| setup | p50 ms | p99 ms | p99 added vs no limits, ms | generator lag p99 ms |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const { label } of [floor, ...setups]) {
     const tail = p99.get(label) ?? [];
-    const tailAdded =
-      label === base
-        ? '—'
-        : `${median(tail.map((value, index) => value - ((p99.get(base) ?? [])[index] ?? Number.NaN))).toFixed(3)} ms`;
+    const differences = tail.map((value, index) => value - ((p99.get(base) ?? [])[index] ?? Number.NaN));
+    const tailAdded = label === base ? '—' : `${fmt(median(differences))} (${range(differences)})`;
     console.log(
-      `| ${label} | ${median(values).toFixed(1)} (${min.toFixed(1)}–${max.toFixed(1)}) | ${added} | ${median(p50.get(label) ?? []).toFixed(3)} | ${median(tail).toFixed(3)} | ${tailAdded} |`,
+      `| ${label} | ${fmt(median(p50.get(label) ?? []))} | ${fmt(median(tail))} (${range(tail)}) | ${tailAdded} | ${median(lag.get(label) ?? []).toFixed(2)} |`,
     );
   }
   // 3. The store's check alone, open loop at RATE per second.
@@ -198,8 +166,8 @@ try {
       await store.consume(check(caller++));
       return true;
     };
-    await openLoop(1, consume); // warm the connection and the script cache
-    const { latencies: timings, failed } = await openLoop(seconds, consume);
+    await openLoop(RATE, 1, consume); // warm the connection and the script cache
+    const { latencies: timings, failed } = await openLoop(RATE, latencySeconds, consume);
     console.log(
       `| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 99).toFixed(3)} | ${Math.max(...timings).toFixed(3)} | ${failed} |`,
     );
@@ -207,6 +175,7 @@ try {
   await shared.close();
 } finally {
   stopLoader();
+  stopOpenLoop();
   await Promise.all(running.map((server) => server.stop()));
   redis.child.kill('SIGTERM');
 }
