@@ -6,12 +6,14 @@
 //      in-memory limiter's target is ≤ 5 % of a call.
 //   2. Latency at a fixed 1,000 calls/s (src/load/open-loop.ts, in its own process: one request due every
 //      millisecond on kept-alive connections, more sockets than are ever busy, each timed from when it left
-//      to its last byte; `latency seconds` a setup a round, default 10: 10,000 calls, so a round's p99 is
-//      its 100th-slowest call): the Redis limiter's target is ≤ 1 ms added at p99. Every sample counts (no
-//      trimming). Each round's p99 is one sample: reported are the median over rounds of each setup's p99
-//      and the median of the rounds' paired differences to "no limits". A raw node:http server with a
-//      canned answer is timed the same way first each round (the floor: the generator, the kernel's
-//      loopback and whatever else the machine runs), with the generator's own event-loop delay.
+//      to its last byte): the Redis limiter's target is ≤ 1 ms added at p99. One open loop a round goes to
+//      every setup in turn, 1 s each, always in the same order, until each had `latency seconds`
+//      (default 10: 10,000 calls, so a round's p99 is its 100th-slowest call): load that comes and goes on
+//      the machine falls on every setup alike. Every sample counts (no trimming). Each round's p99 is one
+//      sample: reported are the median over rounds of each setup's p99 and the median of the rounds' paired
+//      differences to "no limits". A raw node:http server with a canned answer is timed in the same loop
+//      (the floor: the generator, the loopback, whatever else the machine runs), and the generator's own
+//      event-loop delay is printed.
 //   3. What the Redis limiter adds to a call by itself: one `consume` of `redisLimitStore` (the check every
 //      limited call waits for: one EVALSHA round trip) at a fixed 1,000 per second from this process, p50/p99,
 //      beside core's InMemoryLimitStore. Less sensitive to what else the machine runs than part 2.
@@ -23,7 +25,7 @@ import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
 import { SERVERS } from './harness/servers.js';
 import { median, pairedRatios, quantile, spread } from './harness/stats.js';
-import { fixedRateChild, openLoop, stopOpenLoop } from './load/open-loop.js';
+import { interleavedChild, openLoop, stopOpenLoop } from './load/open-loop.js';
 import { modernEcho } from './load/requests.js';
 
 const numbers = process.argv
@@ -78,7 +80,7 @@ try {
   const cpu = new Map<string, number[]>();
   const p50 = new Map<string, number[]>();
   const p99 = new Map<string, number[]>();
-  const lag = new Map<string, number[]>();
+  const lags: number[] = [];
   const add = (map: Map<string, number[]>, key: string, value: number) =>
     map.set(key, [...(map.get(key) ?? []), value]);
   for (let round = 0; round < rounds; round++) {
@@ -96,20 +98,27 @@ try {
     }
     // Nothing of the CPU part stays running while latency is timed.
     stopLoader();
-    for (const { label, server } of [floor, ...order]) {
-      const { latencies, failed, lagP99Ms } = await fixedRateChild({
-        url: `${server.base}/mcp`,
-        rate: RATE,
-        seconds: latencySeconds,
-        warmupSeconds: 1,
-      });
+    // One open loop per round over every setup in 1 s slices, the floor included.
+    const timed = [floor, ...setups];
+    const { targets, errors, lagP99Ms } = await interleavedChild({
+      urls: timed.map(({ server }) => `${server.base}/mcp`),
+      rate: RATE,
+      seconds: latencySeconds,
+      sliceSeconds: 1,
+      warmupSeconds: 1,
+    });
+    lags.push(lagP99Ms);
+    timed.forEach(({ label }, index) => {
+      const { latencies, failed } = targets[index] as (typeof targets)[number];
       add(p50, label, percentile(latencies, 50));
       add(p99, label, percentile(latencies, 99));
-      add(lag, label, lagP99Ms);
       console.error(
-        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} answers), generator lag p99 ${lagP99Ms.toFixed(2)} ms, ${failed} failed`,
+        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} answers), ${failed} failed`,
       );
-    }
+    });
+    console.error(
+      `round ${round + 1}: the generator's own event-loop delay p99 ${lagP99Ms.toFixed(2)} ms${errors.length > 0 ? `; failures: ${errors.join('; ')}` : ''}`,
+    );
   }
   stopOpenLoop();
   const base = 'no limits';
@@ -145,9 +154,12 @@ try {
     const differences = tail.map((value, index) => value - ((p99.get(base) ?? [])[index] ?? Number.NaN));
     const tailAdded = label === base ? '—' : `${fmt(median(differences))} (${range(differences)})`;
     console.log(
-      `| ${label} | ${fmt(median(p50.get(label) ?? []))} | ${fmt(median(tail))} (${range(tail)}) | ${tailAdded} | ${median(lag.get(label) ?? []).toFixed(2)} |`,
+      `| ${label} | ${fmt(median(p50.get(label) ?? []))} | ${fmt(median(tail))} (${range(tail)}) | ${tailAdded} |`,
     );
   }
+  console.log(
+    `\nThe generator's own event-loop delay, p99: ${lags.map((value) => value.toFixed(2)).join(', ')} ms.`,
+  );
   // 3. The store's check alone, open loop at RATE per second.
   const shared = redisLimitStore({ url: redis.url, prefix: 'bench:store:' });
   const stores: [string, LimitStore][] = [
@@ -167,7 +179,9 @@ try {
       return true;
     };
     await openLoop(RATE, 1, consume); // warm the connection and the script cache
-    const { latencies: timings, failed } = await openLoop(RATE, latencySeconds, consume);
+    const run = await openLoop(RATE, latencySeconds, consume);
+    const timings = run.latencies.filter((value) => !Number.isNaN(value));
+    const { failed } = run;
     console.log(
       `| ${label} | ${percentile(timings, 50).toFixed(3)} | ${percentile(timings, 99).toFixed(3)} | ${Math.max(...timings).toFixed(3)} | ${failed} |`,
     );

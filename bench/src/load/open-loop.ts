@@ -1,7 +1,7 @@
 // An open-loop load generator: requests leave on a fixed schedule whether or not earlier answers came
 // back, so a slow answer delays nobody else's departure (a closed loop would hide a server's tail by
 // sending less while it stalls). `openLoop` runs in any process; this file is also the program of the
-// generator's own process (`fixedRateChild`), so that nothing else the bench does (the autocannon
+// generator's own process (`interleavedChild`), so that nothing else the bench does (the autocannon
 // loader's IPC, the statistics, the Redis child's pipes) shares the event loop that times the answers.
 import { type ChildProcess, fork } from 'node:child_process';
 import http from 'node:http';
@@ -10,12 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { modernEcho } from './requests.js';
 
 export interface OpenLoopResult {
-  /** Milliseconds from when each answered request left to its answer's last byte, in departure order. */
+  /**
+   * Milliseconds from when each request left to its answer's last byte, by request (NaN where it failed:
+   * an error, or `send` said no).
+   */
   readonly latencies: number[];
   readonly failed: number;
   /**
    * The generator's own event-loop delay while it ran (p99 and max, ms): how late this process itself
-   * could notice an answer. The harness's floor, the same for every setup measured.
+   * could notice an answer. Part of the harness's floor, the same for every setup measured.
    */
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
@@ -30,7 +33,7 @@ export interface OpenLoopResult {
 export async function openLoop(
   rate: number,
   seconds: number,
-  send: () => Promise<boolean>,
+  send: (index: number) => Promise<boolean>,
 ): Promise<OpenLoopResult> {
   const total = Math.round(seconds * rate);
   const latencies: number[] = new Array(total).fill(Number.NaN);
@@ -46,7 +49,7 @@ export async function openLoop(
       const index = sent;
       const left = performance.now();
       pending.push(
-        send().then(
+        send(index).then(
           (ok) => {
             if (ok) latencies[index] = performance.now() - left;
             else failed++;
@@ -62,53 +65,93 @@ export async function openLoop(
   }
   await Promise.all(pending);
   lag.disable();
-  return {
-    latencies: latencies.filter((value) => !Number.isNaN(value)),
-    failed,
-    lagP99Ms: lag.percentile(99) / 1e6,
-    lagMaxMs: lag.max / 1e6,
-  };
-}
-
-/** One job of the generator's process: tools/call echo POSTed to `url` at `rate` for `seconds`. */
-export interface FixedRateJob {
-  readonly url: string;
-  readonly rate: number;
-  readonly seconds: number;
-  /** Warm-up first, not recorded (connections opened, the server's path compiled). */
-  readonly warmupSeconds: number;
+  return { latencies, failed, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6 };
 }
 
 /**
- * A kept-alive agent with more sockets than requests ever in flight at once (a stall of `sockets`
- * milliseconds at 1,000/s would be needed to queue one): no request waits behind another on a socket.
- * Nagle is off on the client (the server's side is node:http's default, off too).
+ * One job of the generator's process: tools/call echo POSTed at `rate` for `seconds` to each of `urls`,
+ * interleaved: one open loop that sends to one URL for `sliceSeconds`, then the next (A B C A B C …). Load on the machine that comes and goes (other programs, a build)
+ * then falls on every setup alike, which blocks of many seconds one setup after another cannot promise.
+ */
+export interface InterleavedJob {
+  readonly urls: readonly string[];
+  readonly rate: number;
+  /** Per URL. */
+  readonly seconds: number;
+  readonly sliceSeconds: number;
+  /** Per URL, the same interleaving first, not recorded (connections opened, the servers' paths compiled). */
+  readonly warmupSeconds: number;
+}
+
+/** Per URL of the job: the latencies of its answered requests, in departure order, and its failures. */
+export interface InterleavedResult {
+  readonly targets: readonly { readonly latencies: number[]; readonly failed: number }[];
+  /** The first few distinct reasons requests failed. */
+  readonly errors: readonly string[];
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+}
+
+/**
+ * A kept-alive agent per URL with more sockets than requests are ever in flight at once (a stall of
+ * `SOCKETS` ms at 1,000/s would be needed to queue one): no request waits behind another on a socket.
+ * Nagle is off on the client (node:http servers turn it off on theirs).
  */
 const SOCKETS = 256;
 
-async function fixedRate(job: FixedRateJob): Promise<OpenLoopResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS, noDelay: true });
-  const url = new URL(job.url);
+/**
+ * Which URL request `index` goes to: slices of `perSlice` requests, URL after URL. Always the same order:
+ * a flipped one would leave the first URL's connections idle for two cycles, past node:http's 5 s
+ * keep-alive timeout with five setups, and time reconnections (and a request that meets a socket the server
+ * is closing fails).
+ */
+export function targetOf(index: number, perSlice: number, count: number): number {
+  return Math.floor(index / perSlice) % count;
+}
+
+async function interleaved(job: InterleavedJob): Promise<InterleavedResult> {
+  const agents = job.urls.map(() => new http.Agent({ keepAlive: true, maxSockets: SOCKETS, noDelay: true }));
+  const urls = job.urls.map((url) => new URL(url));
+  const perSlice = Math.max(1, Math.round(job.rate * job.sliceSeconds));
   let id = 1;
-  const one = (): Promise<boolean> =>
+  const errors = new Set<string>();
+  const one = (index: number): Promise<boolean> =>
     new Promise((resolve) => {
+      const target = targetOf(index, perSlice, urls.length);
       const { headers, body } = modernEcho(id++);
       const req = http.request(
-        url,
-        { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+        urls[target] as URL,
+        {
+          method: 'POST',
+          agent: agents[target] as http.Agent,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.on('data', () => {});
-          res.on('end', () => resolve(res.statusCode === 200));
+          res.on('end', () => {
+            if (res.statusCode !== 200 && errors.size < 3) errors.add(`HTTP ${res.statusCode}`);
+            resolve(res.statusCode === 200);
+          });
         },
       );
-      req.on('error', () => resolve(false));
+      req.on('error', (error) => {
+        if (errors.size < 3) errors.add(error.message);
+        resolve(false);
+      });
       req.end(body);
     });
   try {
-    if (job.warmupSeconds > 0) await openLoop(job.rate, job.warmupSeconds, one);
-    return await openLoop(job.rate, job.seconds, one);
+    if (job.warmupSeconds > 0) await openLoop(job.rate, job.warmupSeconds * urls.length, one);
+    const run = await openLoop(job.rate, job.seconds * urls.length, one);
+    const targets = urls.map(() => ({ latencies: [] as number[], failed: 0 }));
+    run.latencies.forEach((latency, index) => {
+      const target = targets[targetOf(index, perSlice, urls.length)] as (typeof targets)[number];
+      if (Number.isNaN(latency)) target.failed++;
+      else target.latencies.push(latency);
+    });
+    return { targets, errors: [...errors], lagP99Ms: run.lagP99Ms, lagMaxMs: run.lagMaxMs };
   } finally {
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
   }
 }
 
@@ -116,7 +159,7 @@ let child: ChildProcess | undefined;
 let nextJob = 0;
 
 /** Runs `job` in the generator's own process (started on first use, reused until {@link stopOpenLoop}). */
-export function fixedRateChild(job: FixedRateJob): Promise<OpenLoopResult> {
+export function interleavedChild(job: InterleavedJob): Promise<InterleavedResult> {
   child ??= fork(fileURLToPath(import.meta.url), [], {
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -124,12 +167,12 @@ export function fixedRateChild(job: FixedRateJob): Promise<OpenLoopResult> {
   const generator = child;
   const id = nextJob++;
   return new Promise((resolve, reject) => {
-    const limit = (job.warmupSeconds + job.seconds + 30) * 1_000;
+    const limit = ((job.warmupSeconds + job.seconds) * job.urls.length + 30) * 1_000;
     const timer = setTimeout(() => {
       stopOpenLoop();
       reject(new Error(`the open-loop generator did not answer within ${limit / 1_000} s`));
     }, limit);
-    const onMessage = (answer: { id: number; result?: OpenLoopResult; error?: string }): void => {
+    const onMessage = (answer: { id: number; result?: InterleavedResult; error?: string }): void => {
       if (answer.id !== id) return;
       clearTimeout(timer);
       generator.off('message', onMessage);
@@ -148,8 +191,8 @@ export function stopOpenLoop(): void {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.send !== undefined) {
-  process.on('message', ({ id, job }: { id: number; job: FixedRateJob }) => {
-    fixedRate(job).then(
+  process.on('message', ({ id, job }: { id: number; job: InterleavedJob }) => {
+    interleaved(job).then(
       (result) => process.send?.({ id, result }),
       (error: unknown) =>
         process.send?.({ id, error: error instanceof Error ? error.message : String(error) }),
