@@ -81,6 +81,8 @@ try {
   const p50 = new Map<string, number[]>();
   const p99 = new Map<string, number[]>();
   const lags: number[] = [];
+  const gcCount = new Map<string, number[]>();
+  const gcMs = new Map<string, number[]>();
   const add = (map: Map<string, number[]>, key: string, value: number) =>
     map.set(key, [...(map.get(key) ?? []), value]);
   for (let round = 0; round < rounds; round++) {
@@ -100,6 +102,7 @@ try {
     stopLoader();
     // One open loop per round over every setup in 1 s slices, the floor included.
     const timed = [floor, ...setups];
+    const before = await Promise.all(timed.map(({ server }) => server.stats()));
     const { targets, errors, lagP99Ms } = await interleavedChild({
       urls: timed.map(({ server }) => `${server.base}/mcp`),
       rate: RATE,
@@ -108,12 +111,17 @@ try {
       warmupSeconds: 1,
     });
     lags.push(lagP99Ms);
+    const after = await Promise.all(timed.map(({ server }) => server.stats()));
     timed.forEach(({ label }, index) => {
       const { latencies, failed } = targets[index] as (typeof targets)[number];
+      const was = (before[index] as (typeof before)[number]).gc;
+      const now = (after[index] as (typeof after)[number]).gc;
+      add(gcCount, label, now.count - was.count);
+      add(gcMs, label, now.ms - was.ms);
       add(p50, label, percentile(latencies, 50));
       add(p99, label, percentile(latencies, 99));
       console.error(
-        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} answers), ${failed} failed`,
+        `round ${round + 1}: ${label} at ${RATE}/s: p50 ${percentile(latencies, 50).toFixed(3)} ms, p99 ${percentile(latencies, 99).toFixed(3)} ms (${latencies.length} answers), ${failed} failed; server GC (warm-up included) ${now.count - was.count} pauses, ${(now.ms - was.ms).toFixed(0)} ms in all`,
       );
     });
     console.error(
@@ -147,14 +155,16 @@ try {
   console.log(
     `\n${rounds} rounds of ${latencySeconds} s at ${RATE} calls/s each (${latencySeconds * RATE} calls a setup a round), medians over rounds (min–max):\n`,
   );
-  console.log('| setup | p50 ms | p99 ms | p99 added vs no limits, ms | generator lag p99 ms |');
-  console.log('| --- | --- | --- | --- | --- |');
+  console.log(
+    '| setup | p50 ms | p99 ms | p99 added vs no limits, ms | server GC pauses a round | server GC ms a round |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
   for (const { label } of [floor, ...setups]) {
     const tail = p99.get(label) ?? [];
     const differences = tail.map((value, index) => value - ((p99.get(base) ?? [])[index] ?? Number.NaN));
     const tailAdded = label === base ? '—' : `${fmt(median(differences))} (${range(differences)})`;
     console.log(
-      `| ${label} | ${fmt(median(p50.get(label) ?? []))} | ${fmt(median(tail))} (${range(tail)}) | ${tailAdded} |`,
+      `| ${label} | ${fmt(median(p50.get(label) ?? []))} | ${fmt(median(tail))} (${range(tail)}) | ${tailAdded} | ${median(gcCount.get(label) ?? [])} | ${median(gcMs.get(label) ?? []).toFixed(0)} |`,
     );
   }
   console.log(

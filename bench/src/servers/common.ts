@@ -1,7 +1,8 @@
 // Bench-only plumbing shared by every server program: the port, canned health routes for the
-// reference servers, and an IPC control channel (memory, CPU, forced GC, counters, clean exit).
+// reference servers, and an IPC control channel (memory, CPU, forced GC, GC pauses, counters, clean exit).
 // None of this is on the measured request path except `cannedHealth` in the reference servers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 /** What a server answers on the control channel when asked for `stats`. */
 export interface ServerStats {
@@ -10,6 +11,8 @@ export interface ServerStats {
   readonly counters: Readonly<Record<string, number>>;
   /** The monotonic clock in µs (`process.hrtime`), the clock of a `--cpu-prof` profile's timestamps. */
   readonly monotonicUs: number;
+  /** Garbage collections since the server started (every kind): how many, their pauses' sum and longest, ms. */
+  readonly gc: { readonly count: number; readonly ms: number; readonly maxMs: number };
 }
 
 /** A request from the harness, and the answer the server sends back with the same `id`. */
@@ -35,6 +38,15 @@ export function benchPort(): number {
  */
 export function serveControl(counters: () => Record<string, number> = () => ({})): void {
   if (!process.send) return;
+  // Counted per collection, never per request: what the latency figures' tails are made of.
+  const gc = { count: 0, ms: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count += 1;
+      gc.ms += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (message: ControlRequest) => {
     if (message.type === 'exit') process.exit(0);
     if (message.type === 'gc') {
@@ -47,6 +59,7 @@ export function serveControl(counters: () => Record<string, number> = () => ({})
       cpu: process.cpuUsage(),
       counters: counters(),
       monotonicUs: Number(process.hrtime.bigint() / 1000n),
+      gc: { ...gc },
     };
     process.send?.({ id: message.id, ...stats });
   });
