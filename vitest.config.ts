@@ -9,5 +9,8 @@ export default defineConfig({
     // Vitest's default on 2 cores is one worker; these suites mostly wait on child processes and
     // sockets, so two files at a time keep both cores busy.
     maxWorkers: 2,
+    // Every suite retries once; this prints what a retried test's failed attempt said (projects' own
+    // reporters do not apply when they run from here).
+    reporters: ['default', './scripts/vitest-retried-reporter.mjs'],
   },
 });

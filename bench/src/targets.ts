@@ -3,9 +3,13 @@
 // on how much of the two cores the load generator took, and where it would give the other verdict the
 // row says so.
 import { int, kib, mib, ms, ratioText } from './format.js';
+import type { StampedeSample } from './harness/measure.js';
 import { median, pairedRatios } from './harness/stats.js';
 import type { BenchResults } from './results.js';
 import { handKey, PATHS, SHAPES, type Shape, type ShapePath, shapeKey } from './shapes.js';
+
+/** How long plugin-health keeps a readiness result (its default `cacheMs`, which the bench server keeps). */
+const STAMPEDE_TTL_MS = 1_000;
 
 export type Verdict = 'met' | 'missed' | 'not measured' | 'reported';
 
@@ -332,13 +336,24 @@ class TargetRows {
   }
 
   stampede(): TargetRow {
-    const target = 'stampede: exactly one call per check';
-    const calls = this.results.stampede.flatMap((s) => Object.values(s.callsPerCheck));
-    if (calls.length === 0) return { target, figure: 'not measured', verdict: 'not measured' };
+    const target = 'stampede: one call per check per cache TTL (1 s)';
+    if (this.results.stampede.length === 0)
+      return { target, figure: 'not measured', verdict: 'not measured' };
+    // The cached result lives 1 s: a stampede answered over a longer wall time rightly runs each check again
+    // once per second it lasts (1.6 s → 2 calls), never once per probe.
+    const allowed = (sample: StampedeSample) => 1 + Math.floor(sample.wallMs / STAMPEDE_TTL_MS);
     return {
       target,
-      figure: this.results.stampede.map((s) => JSON.stringify(s.callsPerCheck)).join(', '),
-      verdict: calls.every((n) => n === 1) ? 'met' : 'missed',
+      figure: this.results.stampede
+        .map(
+          (s) => `${JSON.stringify(s.callsPerCheck)} in ${Math.round(s.wallMs)} ms (≤ ${allowed(s)} allowed)`,
+        )
+        .join(', '),
+      verdict: this.results.stampede.every((s) =>
+        Object.values(s.callsPerCheck).every((n) => n >= 1 && n <= allowed(s)),
+      )
+        ? 'met'
+        : 'missed',
     };
   }
 

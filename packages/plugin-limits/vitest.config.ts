@@ -5,6 +5,8 @@ export default defineConfig({
     name: 'plugin-limits',
     // One retry on a loaded 2-core machine: vitest reports a retried test, and a defect still fails twice.
     retry: 1,
+    // …and prints what a retried test's failed attempt said (vitest alone prints nothing of it).
+    reporters: ['default', '../../scripts/vitest-retried-reporter.mjs'],
     include: ['src/**/*.test.ts'],
     // Type tests (src/**/*.test-d.ts) are checked by the `typecheck` task (tsc over src), not here.
     // Real sockets, child processes and a real redis-server on a loaded 2-core machine: generous bounds.

@@ -65,7 +65,11 @@ export interface AuthKeysCheck {
 
 /** What {@link authPlugin} returns: the plugin, plus a readiness check and the URLs it serves. */
 export interface AuthPlugin extends PierPlugin {
-  /** Where the metadata is served (the path-aware URL of RFC 9728). */
+  /**
+   * Where the metadata is served (the path-aware URL of RFC 9728). Under a mount (Express's
+   * `app.use('/api', …)`, a handler's `basePath`), the routes are served below the application's prefix,
+   * and the challenges' `resource_metadata` names that URL instead: `https://h/api/.well-known/…`.
+   */
   readonly metadataUrl: string;
   /**
    * A non-critical check for `healthPlugin({ checks })`: the key set or introspection endpoint answers.
@@ -89,16 +93,30 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     authorizationServers: settings.authorizationServers,
     logger: () => logger,
   });
-  const authInfos = new AuthInfos(new URL(resource), metadataUrl);
+  // Under a mount, plugin routes are served below the application's prefix: the challenges and `ctx.auth`
+  // name the metadata where it is served (`https://h/api/.well-known/…`), not where nothing answers.
+  const atRoot: Served = { metadataUrl, authInfos: new AuthInfos(new URL(resource), metadataUrl) };
+  const mounts = new Map<string, Served>();
+  const servedUnder = (basePath: string | undefined): Served => {
+    if (basePath === undefined || basePath === '') return atRoot;
+    let served = mounts.get(basePath);
+    if (served === undefined) {
+      const url = `${new URL(resource).origin}${basePath}${new URL(metadataUrl).pathname}`;
+      served = { metadataUrl: url, authInfos: new AuthInfos(new URL(resource), url) };
+      // A framework's pattern mount (`/:tenant`) may name many prefixes: only a few are remembered.
+      if (mounts.size < MAX_MOUNTS_REMEMBERED) mounts.set(basePath, served);
+    }
+    return served;
+  };
   const hint = (settings.challengeScopes ?? settings.requiredScopes ?? settings.scopesSupported ?? []).join(
     ' ',
   );
 
-  const challenge401 = (error?: string, description?: string) =>
+  const challenge401 = (served: Served, error?: string, description?: string) =>
     bearerChallenge({
       ...(error !== undefined && { error }),
       ...(description !== undefined && { error_description: description }),
-      resource_metadata: metadataUrl,
+      resource_metadata: served.metadataUrl,
       scope: hint,
     });
   const refuse = (
@@ -110,7 +128,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
   };
 
   /** The endpoint-wide scope check, on a verified caller: `undefined` when it passes. */
-  const scopeRefusal = (authInfo: AuthInfo): HttpAuthOutcome | undefined => {
+  const scopeRefusal = (authInfo: AuthInfo, served: Served): HttpAuthOutcome | undefined => {
     const required = settings.requiredScopes;
     if (required === undefined || policy.missing(required, authInfo.scopes).length === 0) return undefined;
     const scopes = policy.challengeScopes(required, authInfo.scopes);
@@ -119,24 +137,27 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
       error: 'insufficient_scope',
       error_description: description,
       scope: scopes.join(' '),
-      resource_metadata: metadataUrl,
+      resource_metadata: served.metadataUrl,
     });
     return refuse('scope', { refusal: refusal(403, 'insufficient_scope', description, header) });
   };
 
   /** Verifies the credentials the request presented (the path a cache hit does not take). */
-  const verify = async (credentials: ReturnType<typeof presented>): Promise<HttpAuthOutcome> => {
+  const verify = async (
+    credentials: ReturnType<typeof presented>,
+    served: Served,
+  ): Promise<HttpAuthOutcome> => {
     switch (credentials.kind) {
       case 'none':
         // RFC 6750 §3.1: no credentials, no error code; only where to log in and what to ask for.
         return refuse('request', {
-          refusal: refusal(401, undefined, undefined, challenge401()),
+          refusal: refusal(401, undefined, undefined, challenge401(served)),
         });
       case 'bad-request': {
         const header = bearerChallenge({
           error: 'invalid_request',
           error_description: credentials.description,
-          resource_metadata: metadataUrl,
+          resource_metadata: served.metadataUrl,
         });
         return refuse('request', {
           refusal: refusal(400, 'invalid_request', credentials.description, header),
@@ -148,14 +169,14 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
             401,
             'invalid_token',
             credentials.description,
-            challenge401('invalid_token', credentials.description),
+            challenge401(served, 'invalid_token', credentials.description),
           ),
         });
     }
     let authInfo: AuthInfo;
     try {
       const verified = await verifier.verify(credentials.token);
-      authInfo = authInfos.of(credentials.token, verified);
+      authInfo = served.authInfos.of(credentials.token, verified);
     } catch (error) {
       if (!(error instanceof TokenRejectedError)) {
         logger?.error('the token verifier failed', {
@@ -184,31 +205,37 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         };
       }
       return refuse(error.reason, {
-        refusal: refusal(401, 'invalid_token', error.message, challenge401('invalid_token', error.message)),
+        refusal: refusal(
+          401,
+          'invalid_token',
+          error.message,
+          challenge401(served, 'invalid_token', error.message),
+        ),
       });
     }
-    return scopeRefusal(authInfo) ?? { authInfo };
+    return scopeRefusal(authInfo, served) ?? { authInfo };
   };
 
   const authenticator: HttpAuthenticator = {
     authenticate(request: HttpRequestHead): HttpAuthOutcome | Promise<HttpAuthOutcome> {
       // A token verified a moment ago, its key set unchanged: answered without waiting on anything, and
       // without checking its syntax again (it passed when it was verified).
+      const served = servedUnder(request.basePath);
       const everyday = verifier.cached && everydayToken(request, settings.maxTokenLength);
       const known = everyday ? verifier.cached?.(everyday) : undefined;
       if (known !== undefined) {
-        const authInfo = authInfos.of(everyday as string, known);
-        return scopeRefusal(authInfo) ?? { authInfo };
+        const authInfo = served.authInfos.of(everyday as string, known);
+        return scopeRefusal(authInfo, served) ?? { authInfo };
       }
       const credentials = presented(request, settings.maxTokenLength);
       if (credentials.kind === 'token' && credentials.token !== everyday) {
         const cached = verifier.cached?.(credentials.token);
         if (cached !== undefined) {
-          const authInfo = authInfos.of(credentials.token, cached);
-          return scopeRefusal(authInfo) ?? { authInfo };
+          const authInfo = served.authInfos.of(credentials.token, cached);
+          return scopeRefusal(authInfo, served) ?? { authInfo };
         }
       }
-      return verify(credentials);
+      return verify(credentials, served);
     },
     principalOf(authInfo) {
       return authDetails(authInfo)?.principal ?? authInfo.clientId;
@@ -281,6 +308,15 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
     },
   };
 }
+
+/** Where the metadata is served for requests under one mount, and the `ctx.auth` objects that name it. */
+interface Served {
+  readonly metadataUrl: string;
+  readonly authInfos: AuthInfos;
+}
+
+/** How many mount prefixes keep their own {@link Served} (the rest build one per request). */
+const MAX_MOUNTS_REMEMBERED = 8;
 
 interface Settings {
   readonly resource: string;

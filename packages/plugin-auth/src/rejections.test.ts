@@ -1,7 +1,10 @@
 // Every rejection of the design note's matrix against a real authorization server: status, challenge,
 // handler never run, nothing created; each beside its negative control (a good token, or auth off).
 
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
+import { createNodeHandler } from '@pier/transport-http';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TokenRejectedError } from './errors.js';
@@ -14,7 +17,9 @@ import {
   CLIENTS,
   calls,
   clientToken,
+  freePort,
   mint,
+  notesDeclaration,
   OPAQUE_SUFFIX,
   type Rig,
   startAuthServer,
@@ -423,6 +428,37 @@ describe('D. scopes with real tokens', () => {
     const admin = bearer(await clientToken(as, CLIENTS.admin, r.resource));
     expect((await ask(r.url, { headers: { ...add.headers, ...admin }, body: add.body })).status).toBe(200);
     expect(calls).toEqual(['list_notes', 'add_note']);
+  });
+
+  it("mounted by an application under /api: the 401 and the 403 name the metadata under the app's prefix, where it is served", async () => {
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/api/mcp`;
+    const server = createServer(
+      notesDeclaration([authPlugin({ resource, ...scoped() } as Parameters<typeof authPlugin>[0])]),
+      { handleSignals: false, logLevel: 'error' },
+    );
+    const handler = createNodeHandler(server, { basePath: '/api' });
+    const app = createHttpServer(handler);
+    await new Promise<void>((resolve) => app.listen(port, '127.0.0.1', resolve));
+    try {
+      const mounted = `http://127.0.0.1:${port}/api/.well-known/oauth-protected-resource/api/mcp`;
+      const list = call('list_notes');
+      const bare = await ask(resource, list);
+      expect(bare.status).toBe(401);
+      expect(bare.headers['www-authenticate']).toContain(`resource_metadata="${mounted}"`);
+      const metadata = await fetch(mounted);
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toMatchObject({ resource });
+      // The step-up 403 (from ctx.auth's resourceMetadataUrl) names the same URL.
+      const reader = bearer(await clientToken(as, CLIENTS.reader, resource));
+      const add = call('add_note');
+      const refused = await ask(resource, { headers: { ...add.headers, ...reader }, body: add.body });
+      expect(refused.status).toBe(403);
+      expect(refused.headers['www-authenticate']).toContain(`resource_metadata="${mounted}"`);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+      await handler.close();
+    }
   });
 
   it('resources/read and prompts/get are gated like tools', async () => {

@@ -2,17 +2,18 @@
 // itself in Redis; any other replica forwards the session's requests (POST, the GET stream, DELETE, the
 // client's answers to server-to-client requests) to the owner over HTTP and streams the answer back.
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as NodeHttp from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type * as NodeHttps from 'node:https';
 import { createRedisClient, type RedisConnectionLike } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
+
+// Not ES imports: on Node 24 `import … from 'node:http'` builds the builtin's ES facade, which reads its lazy
+// `WebSocket` export and so loads undici (with tls, http2 and zlib): about 450 M instructions at start.
+// node:https (tls) loads only when an owner is reached over https.
+const nodeHttp = () => process.getBuiltinModule('node:http') as typeof NodeHttp;
+const nodeHttps = () => process.getBuiltinModule('node:https') as typeof NodeHttps;
 
 /**
  * What the session relay calls on a Redis client: `createClient()` of `@redis/client` v6 satisfies it, and
@@ -168,13 +169,18 @@ class SessionRelay implements RedisSessionRelay {
   readonly #pending = new Set<Promise<unknown>>();
   // Idle kept-alive connections to owners close after 2 s, before an owner's own keep-alive timeout (5 s
   // by default) can close them under a request being sent.
-  readonly #http = new HttpAgent({ keepAlive: true, timeout: 2_000 });
-  readonly #https = new HttpsAgent({ keepAlive: true, timeout: 2_000 });
+  readonly #http: NodeHttp.Agent = new (nodeHttp().Agent)({ keepAlive: true, timeout: 2_000 });
+  #https: NodeHttps.Agent | undefined;
   #client: RedisSessionClientLike | undefined;
   #ownsClient = false;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #warned = false;
+
+  #httpsAgent(): NodeHttps.Agent {
+    this.#https ??= new (nodeHttps().Agent)({ keepAlive: true, timeout: 2_000 });
+    return this.#https;
+  }
 
   constructor(options: Resolved) {
     this.#options = options;
@@ -254,7 +260,7 @@ class SessionRelay implements RedisSessionRelay {
     for (const id of [...this.#owned.keys()]) this.release(id);
     await Promise.allSettled([...this.#pending]);
     this.#http.destroy();
-    this.#https.destroy();
+    this.#https?.destroy();
     const client = this.#client;
     if (this.#ownsClient && client !== undefined) {
       await Promise.resolve(client.isOpen ? client.close() : undefined).catch(() => client.destroy());
@@ -356,13 +362,13 @@ class SessionRelay implements RedisSessionRelay {
     const secure = target.protocol === 'https:';
     return new Promise((resolve) => {
       let settled = false;
-      const upstream = (secure ? httpsRequest : httpRequest)({
+      const upstream = (secure ? nodeHttps().request : nodeHttp().request)({
         host: target.hostname,
         port: target.port,
         path: `${target.pathname}${target.search}`,
         method: req.method,
         headers,
-        agent: secure ? this.#https : this.#http,
+        agent: secure ? this.#httpsAgent() : this.#http,
       });
       let connectTimer: NodeJS.Timeout | undefined;
       upstream.once('socket', (socket) => {

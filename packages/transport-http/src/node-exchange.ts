@@ -88,6 +88,7 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
       method: this.method,
       url: this.target === '' ? '/' : this.target,
       header: (name) => (name === 'authorization' ? authorization(this.req) : this.header(name)),
+      basePath: this.basePath,
     };
   }
 

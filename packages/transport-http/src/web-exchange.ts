@@ -57,7 +57,12 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
   }
 
   head(): HttpRequestHead {
-    return { method: this.method, url: this.target, header: (name) => this.header(name) };
+    return {
+      method: this.method,
+      url: this.target,
+      header: (name) => this.header(name),
+      basePath: this.basePath,
+    };
   }
 
   allHeaders(): Headers {

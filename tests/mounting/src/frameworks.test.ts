@@ -110,6 +110,19 @@ describe.each(adapters)('Pier served by %s', (name) => {
     expect(answer.headers['www-authenticate']).toMatch(/^Bearer resource_metadata=/);
   });
 
+  it("names protected resource metadata in the 401 that this mount serves, under the app's prefix", async () => {
+    const challenge = await send(at().mcp, {
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    const named = /resource_metadata="([^"]+)"/.exec(String(challenge.headers['www-authenticate']))?.[1];
+    // The resource's origin (tokens name it) with the path where this mount serves the document.
+    expect(named).toBe(`http://127.0.0.1${at().prefix}/.well-known/oauth-protected-resource/api/mcp`);
+    const metadata = await send(`${at().origin}${new URL(named as string).pathname}`, { method: 'GET' });
+    expect(metadata.status).toBe(200);
+    expect(metadata.json).toMatchObject({ resource: RESOURCE, authorization_servers: [issuer.url] });
+  });
+
   it('answers a body that is not JSON, and a path under the mount it does not serve, as it should', async () => {
     const broken = await send(at().mcp, {
       headers: {

@@ -62,6 +62,12 @@ export interface HttpRequestHead {
    * values joined with `, `, as HTTP folds them (so a repeated `Authorization` shows as one with a comma).
    */
   header(name: string): string | undefined;
+  /**
+   * Where the application mounted the handler that serves this request (`/api` for Express's
+   * `app.use('/api', …)` or a handler's `basePath`); absent or `''` on Pier's own listener. Plugin routes are
+   * served below it, so a URL that points a client at one (such as `resource_metadata`) must include it.
+   */
+  readonly basePath?: string;
 }
 
 /** Identity of the server a plugin is attached to. */
