@@ -142,7 +142,7 @@ if (mode === 'instructions') {
   // `pnpm otel-overhead instructions [server[:era]] …`: instructions per tools/call, counted by valgrind's
   // callgrind in the server's main thread (JavaScript, builtins, V8's runtime, main-thread GC) over 3,000
   // calls after 10,000 of warm-up, 8 keep-alive connections. Unlike CPU time, the count does not depend on
-  // what else the shared machine runs (±1 % from run to run here). Needs `valgrind` on PATH.
+  // what else the shared machine runs (two counts of one server still differ by up to ±10 %). Needs `valgrind` on PATH.
   const servers = process.argv.slice(3);
   for (const arg of servers.length > 0 ? servers : ['pier-sdk', 'pier-otel-floor', 'pier-otel-sdk']) {
     const [id = '', era = 'modern'] = arg.split(':');

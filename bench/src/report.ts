@@ -180,8 +180,9 @@ function instructions(results: BenchResults): string[] {
     'Each server run under valgrind’s callgrind once per run, warmed with 6,000 calls, then 4,000 counted over ' +
       '8 keep-alive connections: the server’s main thread (JavaScript, builtins, V8’s runtime, main-thread GC; ' +
       'not the JIT’s and GC helpers’ threads, whose share moves with the timing, nor the kernel’s socket work), a ' +
-      'figure the load of a shared machine does not move (±1 % from run to run), where CPU per call moves by ' +
-      '±20 %. Stateless paths only.',
+      'figure the load of a shared machine does not move, where CPU per call moves by ±20 %. It still moves ' +
+      'between two counts of one unchanged server, by up to ±10 % (when V8’s background compiler finishes, ' +
+      'when collections fall): read a single count’s ratio to within that. Stateless paths only.',
     '',
   ];
   if ('skipped' in counted) return [...lines, `Not counted: ${counted.skipped}.`, ''];
