@@ -176,11 +176,12 @@ export class LegacyTransport {
       const id = message.id;
       const inbound: Inbound = {
         ...base,
-        ...(stateless && {
-          get signal() {
-            return exchange.signal();
-          },
-        }),
+        // A getter of this literal, read only if the handler asks for its signal. (Spread from another
+        // object, as `...(stateless && { get signal() … })` did, a getter runs at once: every stateless
+        // call made an AbortController and a listener on the request, a few percent of a call.)
+        get signal() {
+          return stateless ? exchange.signal() : undefined;
+        },
         send: (related: Message) => void this.#send(related, id),
         ...(resumable && { closeStream: () => this.closeSSEStream(id) }),
       };

@@ -184,6 +184,15 @@ export class Call implements MiddlewareContext {
     return this.#abortController().signal;
   }
 
+  /**
+   * Whether the request was cancelled (by {@link abort}) or its transport's signal aborted, without making
+   * a signal to find out: the engine asks this of every call on a connection, most of which never had one.
+   */
+  get aborted(): boolean {
+    if (this.#controller !== undefined) return this.#controller.signal.aborted;
+    return this.inbound.signal?.aborted === true;
+  }
+
   /** Cancels the request (a connection's `notifications/cancelled`, or the connection closing). */
   abort(reason: unknown): void {
     this.#abortController().abort(reason);

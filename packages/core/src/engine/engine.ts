@@ -328,7 +328,7 @@ export class Engine {
     try {
       if (definition.resolve !== undefined) call.target = definition.resolve(call);
       const result = await run(call);
-      if (call.connection !== undefined && call.signal.aborted) return undefined;
+      if (call.connection !== undefined && call.aborted) return undefined;
       const encoded =
         call.era === 'modern'
           ? encodeModern(call.method, result, call.method === 'server/discover' ? this.info : this.#stamp)
@@ -336,7 +336,7 @@ export class Engine {
       return { message: resultMessage(call.id, encoded), status: 200, headers: call.responseHeaders };
     } catch (error) {
       // A request the client cancelled on its connection is not answered (the SDK's rule).
-      if (call.connection !== undefined && call.signal.aborted) return undefined;
+      if (call.connection !== undefined && call.aborted) return undefined;
       return this.#errorAnswer(call, error);
     }
   }
