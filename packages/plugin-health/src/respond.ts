@@ -152,16 +152,30 @@ function responseOf(request: Request, answer: PlainHttpAnswer): Response {
   });
 }
 
-/** What the health routes read of a web request: its method (the rest, parsed only if read, for the contract). */
+/**
+ * What the health routes read of a web request: its method (the rest, parsed only if read, for the
+ * contract). A class, so that the lazy `url` is a prototype getter: one in an object literal would give each
+ * probe's object its own hidden class, kept in V8's old generation with the request it reaches.
+ */
+class WebHead implements HttpRequestHead {
+  readonly method: string;
+  readonly header: (name: string) => string | undefined;
+  readonly #request: Request;
+
+  constructor(request: Request) {
+    this.method = request.method;
+    this.#request = request;
+    this.header = (name) => request.headers.get(name) ?? undefined;
+  }
+
+  get url(): string {
+    const url = new URL(this.#request.url);
+    return url.pathname + url.search;
+  }
+}
+
 function headOf(request: Request): HttpRequestHead {
-  return {
-    method: request.method,
-    get url() {
-      const url = new URL(request.url);
-      return url.pathname + url.search;
-    },
-    header: (name) => request.headers.get(name) ?? undefined,
-  };
+  return new WebHead(request);
 }
 
 function detailedCheck(check: HealthCheckOutcome): HealthBodyCheck {

@@ -3,7 +3,6 @@ import {
   type AuthInfo,
   type EngineConnection,
   type EventStore,
-  type Inbound,
   type JSONRPCMessage,
   LEGACY_VERSIONS,
   type Logger,
@@ -15,6 +14,7 @@ import { answerBody } from './answers.js';
 import { Channel } from './channel.js';
 import { messageOf } from './errors.js';
 import type { HttpExchange } from './exchange.js';
+import { HttpInbound } from './inbound.js';
 import { JSONRPC, jsonError, jsonHeaders } from './json-errors.js';
 
 /** Options of {@link LegacyTransport}. */
@@ -123,20 +123,17 @@ export class LegacyTransport {
       return;
     }
     const requests = messages.filter(isRequest);
-    const base = {
-      era: 'legacy' as const,
-      requestedVersion: version ?? DEFAULT_VERSION,
-      headers: (name: string) => exchange.header(name),
-      allHeaders: () => exchange.allHeaders(),
-      authInfo,
-      connection: this.#connection,
-      transport: 'http',
-      remoteAddress: exchange.remoteAddress,
-    };
+    const requestedVersion = version ?? DEFAULT_VERSION;
+    const single = requests.length === 1 && messages.length === 1;
+    // What a notification or a batch's preflight runs with (no stream of its own, no signal); a lone
+    // request, the usual POST, needs none.
+    const base = single
+      ? undefined
+      : HttpInbound.legacy(exchange, requestedVersion, authInfo, this.#connection, false);
     if (requests.length > 1) {
       // A batch with a request the caller may not make is refused whole, before any of it runs.
       for (const message of requests) {
-        const refusal = await this.#engine.preflight(message, base);
+        const refusal = await this.#engine.preflight(message, base as HttpInbound);
         if (refusal !== undefined && refusal.status !== 200) {
           const { status, headers, body } = answerBody(refusal, this.#headers());
           res.respond(status, headers, body);
@@ -145,7 +142,7 @@ export class LegacyTransport {
       }
     }
     if (requests.length === 0) {
-      for (const message of messages) void this.#engine.handle(message, base);
+      for (const message of messages) void this.#engine.handle(message, base as HttpInbound);
       res.respond(202, { ...this.#headers(), 'content-length': '0' }, '');
       return;
     }
@@ -165,26 +162,23 @@ export class LegacyTransport {
       if (this.#closed) return;
       channel.prime(primingId, this.#retryMs);
     }
-    // A call without a session ends with its response: a stateless handler's signal follows the client.
     const stateless = this.#connection === undefined;
-    const single = requests.length === 1 && messages.length === 1;
     for (const message of messages) {
       if (!isRequest(message)) {
-        void this.#engine.handle(message, base);
+        void this.#engine.handle(message, base as HttpInbound);
         continue;
       }
       const id = message.id;
-      const inbound: Inbound = {
-        ...base,
-        // A getter of this literal, read only if the handler asks for its signal. (Spread from another
-        // object, as `...(stateless && { get signal() … })` did, a getter runs at once: every stateless
-        // call made an AbortController and a listener on the request, a few percent of a call.)
-        get signal() {
-          return stateless ? exchange.signal() : undefined;
-        },
-        send: (related: Message) => void this.#send(related, id),
-        ...(resumable && { closeStream: () => this.closeSSEStream(id) }),
-      };
+      // A call without a session ends with its response: a stateless handler's signal follows the client.
+      const inbound = HttpInbound.legacy(
+        exchange,
+        requestedVersion,
+        authInfo,
+        this.#connection,
+        stateless,
+        (related: Message) => void this.#send(related, id),
+        resumable ? () => this.closeSSEStream(id) : undefined,
+      );
       const answered = this.#engine.handle(message, inbound) as Promise<Answer | undefined>;
       answered.then(
         (answer) => {

@@ -1,10 +1,11 @@
 // 2026-07-28 over HTTP: one stateless POST per message. A request is answered with one JSON body, or with an
 // SSE stream once something has to be said before the answer (progress, a log message, the notifications of
 // a `subscriptions/listen` stream); a notification is taken in and answered 202.
-import type { AuthInfo, Envelope, Inbound, Message, TransportHost } from '@pier/core/transport';
+import type { AuthInfo, Envelope, Message, TransportHost } from '@pier/core/transport';
 import { writeAnswer } from './answers.js';
 import { Channel } from './channel.js';
 import type { ExchangeTracker, HttpExchange } from './exchange.js';
+import { HttpInbound } from './inbound.js';
 
 /** Serves one 2026-07-28 message (already classified, with its envelope). */
 export async function serveModern(
@@ -30,20 +31,9 @@ export async function serveModern(
     }
     channel.event(JSON.stringify(related));
   };
-  const inbound: Inbound = {
-    era: 'modern',
-    envelope,
-    headers: (name) => exchange.header(name),
-    allHeaders: () => exchange.allHeaders(),
-    authInfo,
-    get signal() {
-      return exchange.signal();
-    },
-    // A client that accepts no event stream gets the answer alone.
-    send: acceptsEventStream(exchange.header('accept')) ? send : undefined,
-    transport: 'http',
-    remoteAddress: exchange.remoteAddress,
-  };
+  // A client that accepts no event stream gets the answer alone.
+  const sink = acceptsEventStream(exchange.header('accept')) ? send : undefined;
+  const inbound = HttpInbound.modern(exchange, envelope, authInfo, sink);
   const answered = host.engine.handle(message, inbound);
   if (!isRequest || answered === undefined) {
     if (!exchange.headersSent) exchange.respond(202, { 'content-length': '0' }, '');
