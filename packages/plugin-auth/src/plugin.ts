@@ -95,14 +95,16 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
   });
   // Under a mount, plugin routes are served below the application's prefix: the challenges and `ctx.auth`
   // name the metadata where it is served (`https://h/api/.well-known/…`), not where nothing answers.
-  const atRoot: Served = { metadataUrl, authInfos: new AuthInfos(new URL(resource), metadataUrl) };
+  const resourceUrl = new URL(resource);
+  const metadataPath = new URL(metadataUrl).pathname;
+  const atRoot: Served = { metadataUrl, authInfos: new AuthInfos(resourceUrl, metadataUrl) };
   const mounts = new Map<string, Served>();
   const servedUnder = (basePath: string | undefined): Served => {
     if (basePath === undefined || basePath === '') return atRoot;
     let served = mounts.get(basePath);
     if (served === undefined) {
-      const url = `${new URL(resource).origin}${basePath}${new URL(metadataUrl).pathname}`;
-      served = { metadataUrl: url, authInfos: new AuthInfos(new URL(resource), url) };
+      const url = `${resourceUrl.origin}${basePath}${metadataPath}`;
+      served = { metadataUrl: url, authInfos: new AuthInfos(resourceUrl, url) };
       // A framework's pattern mount (`/:tenant`) may name many prefixes: only a few are remembered.
       if (mounts.size < MAX_MOUNTS_REMEMBERED) mounts.set(basePath, served);
     }
@@ -277,7 +279,7 @@ export function authPlugin(options: AuthPluginOptions): AuthPlugin {
         'access-control-max-age': '86400',
       },
     });
-  const paths = [new URL(metadataUrl).pathname];
+  const paths = [metadataPath];
   if (settings.rootMetadata && !paths.includes('/.well-known/oauth-protected-resource')) {
     paths.push('/.well-known/oauth-protected-resource');
   }
