@@ -124,16 +124,15 @@ export class LegacyTransport {
     }
     const requests = messages.filter(isRequest);
     const requestedVersion = version ?? DEFAULT_VERSION;
-    const single = requests.length === 1 && messages.length === 1;
-    // What a notification or a batch's preflight runs with (no stream of its own, no signal); a lone
-    // request, the usual POST, needs none.
-    const base = single
-      ? undefined
-      : HttpInbound.legacy(exchange, requestedVersion, authInfo, this.#connection, false);
+    // What a notification or a batch's preflight runs with (no stream of its own, no signal); made only
+    // when one is there: a lone request, the usual POST, needs none.
+    let base: HttpInbound | undefined;
+    const baseInbound = (): HttpInbound =>
+      (base ??= HttpInbound.legacy(exchange, requestedVersion, authInfo, this.#connection, false));
     if (requests.length > 1) {
       // A batch with a request the caller may not make is refused whole, before any of it runs.
       for (const message of requests) {
-        const refusal = await this.#engine.preflight(message, base as HttpInbound);
+        const refusal = await this.#engine.preflight(message, baseInbound());
         if (refusal !== undefined && refusal.status !== 200) {
           const { status, headers, body } = answerBody(refusal, this.#headers());
           res.respond(status, headers, body);
@@ -142,7 +141,7 @@ export class LegacyTransport {
       }
     }
     if (requests.length === 0) {
-      for (const message of messages) void this.#engine.handle(message, base as HttpInbound);
+      for (const message of messages) void this.#engine.handle(message, baseInbound());
       res.respond(202, { ...this.#headers(), 'content-length': '0' }, '');
       return;
     }
@@ -163,9 +162,10 @@ export class LegacyTransport {
       channel.prime(primingId, this.#retryMs);
     }
     const stateless = this.#connection === undefined;
+    const single = requests.length === 1 && messages.length === 1;
     for (const message of messages) {
       if (!isRequest(message)) {
-        void this.#engine.handle(message, base as HttpInbound);
+        void this.#engine.handle(message, baseInbound());
         continue;
       }
       const id = message.id;

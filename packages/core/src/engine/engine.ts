@@ -508,7 +508,7 @@ function safe(
 // The observers' views are classes, so that their lazy properties are getters on a prototype. A getter in
 // an object literal gives each object its own hidden class, kept in V8's old generation: its closure, and
 // the call and request it reaches, then survive young-generation collections until a full one (see
-// transport-http's inbound.ts, where this cost ~2 MB promoted per scavenge at 1,000 calls a second).
+// transport-http's inbound.ts, where this cost ~1 MB promoted per young collection at 1,000 calls a second).
 
 /** A request as observers see it; its headers become a web `Headers` only if one reads them. */
 class RequestView implements ObservedRequest {
