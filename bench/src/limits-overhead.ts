@@ -20,6 +20,7 @@
 // The rule never refuses (a budget of 10⁹ a second): what is measured is the check, not the refusal.
 import { InMemoryLimitStore, type LimitCheck, type LimitStore } from '@pier/core';
 import { redisLimitStore } from '@pier/redis';
+import { createClient } from '@redis/client';
 import { startRedisServer } from './harness/children.js';
 import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
@@ -67,6 +68,13 @@ try {
     {
       label: 'limits, Redis',
       server: await startServer({ ...pier, env: { BENCH_LIMITS: 'redis', BENCH_REDIS_URL: redis.url } }),
+    },
+    {
+      label: 'limits, Redis on node-redis',
+      server: await startServer({
+        ...pier,
+        env: { BENCH_LIMITS: 'redis-node-redis', BENCH_REDIS_URL: redis.url },
+      }),
     },
   ];
   // The floor: a raw node:http server with a canned answer, timed by the same generator (latency only).
@@ -183,11 +191,20 @@ try {
   );
   // 3. The store's check alone, open loop at RATE per second.
   const shared = redisLimitStore({ url: redis.url, prefix: 'bench:store:' });
+  // The same store on a node-redis client, made with the options `@pier/redis` used to make from a URL.
+  const nodeRedis = createClient({
+    url: redis.url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
+  });
+  nodeRedis.on('error', () => {});
+  const onNodeRedis = redisLimitStore({ client: nodeRedis as never, prefix: 'bench:store-nr:' });
   const stores: [string, LimitStore][] = [
     ['InMemoryLimitStore', new InMemoryLimitStore()],
     ['redisLimitStore', shared],
+    ['redisLimitStore on node-redis', onNodeRedis],
   ];
-  await shared.ready;
+  await Promise.all([shared.ready, onNodeRedis.ready]);
   console.log('\n| store | consume p50 ms at 1,000/s | consume p99 ms at 1,000/s | max ms | failed |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const [label, store] of stores) {
@@ -208,6 +225,8 @@ try {
     );
   }
   await shared.close();
+  await onNodeRedis.close();
+  await nodeRedis.close();
 } finally {
   stopLoader();
   stopOpenLoop();

@@ -116,22 +116,33 @@ const otelPlugins: PierPlugin[] =
           ];
 
 // `BENCH_LIMITS=memory|redis` (limits-overhead.ts): `limitsPlugin()` with one rule on echo, per principal,
-// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`); `BENCH_LIMITS_HEADERS=off`
+// that never refuses, counted in this process or in Redis (`BENCH_REDIS_URL`; `redis-node-redis`: the same
+// store on a node-redis client instead of its own connection); `BENCH_LIMITS_HEADERS=off`
 // without the RateLimit headers. `BENCH_LIMITS=noop`: one middleware on tools/call that only calls next()
 // (the engine's own cost of a middleware, the floor of any limiter).
 const limitsMode = process.env.BENCH_LIMITS;
 const limitPlugins: PierPlugin[] = [];
 if (limitsMode === 'noop') {
   limitPlugins.push({ name: 'noop', setup: (ctx) => ctx.use('tools/call', (_request, next) => next()) });
-} else if (limitsMode === 'memory' || limitsMode === 'redis') {
+} else if (limitsMode === 'memory' || limitsMode === 'redis' || limitsMode === 'redis-node-redis') {
   const { limitsPlugin } = await import('@pier/plugin-limits');
+  const url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench:${process.pid}:`;
+  const { redisLimitStore } = await import('@pier/redis');
   const store =
     limitsMode === 'redis'
-      ? (await import('@pier/redis')).redisLimitStore({
-          url: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
-          prefix: `bench:${process.pid}:`,
-        })
-      : undefined;
+      ? redisLimitStore({ url, prefix })
+      : limitsMode === 'redis-node-redis'
+        ? redisLimitStore({
+            // The options `@pier/redis` gives the clients it makes from a URL.
+            client: (await import('@redis/client')).createClient({
+              url,
+              disableOfflineQueue: true,
+              commandOptions: { timeout: 0 },
+            }) as never,
+            prefix,
+          })
+        : undefined;
   await store?.ready;
   limitPlugins.push(
     limitsPlugin({

@@ -8,6 +8,7 @@ import type { LimitCheck, LimitHold, LimitOutcome, LimitStore } from '@pier/core
 import { type RedisConnectionLike, storeClient } from './client.js';
 import { messageOf, PierRedisError } from './errors.js';
 import { RedisOptionChecks } from './option-checks.js';
+import { RespConnection, speaksResp } from './resp-connection.js';
 
 /**
  * What the limit store calls on a Redis client. `createClient()` of `@redis/client` v6 satisfies it; another
@@ -22,7 +23,11 @@ export interface RedisLimitClientLike extends RedisConnectionLike {
 
 /** Options of {@link redisLimitStore}. Give `url` or `client`. */
 export interface RedisLimitStoreOptions {
-  /** `redis://[user:password@]host:port[/db]`: the store makes (and closes) its own client. */
+  /**
+   * `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): the store makes (and closes) its own
+   * connection, a small RESP client of this package's (`@redis/client` is not needed for it). Other schemes
+   * go through `@redis/client`.
+   */
   readonly url?: string;
   /** A node-redis v6 client (or an adapter), connected or not. The store never closes it. */
   readonly client?: RedisLimitClientLike;
@@ -188,6 +193,21 @@ class ScriptLimitStore implements RedisLimitStore {
   /** Holds this process took and has not released: refreshed until they are. */
   readonly #held = new Map<string, LimitHold>();
   #refresher: NodeJS.Timeout | undefined;
+  /** Rejection handlers of the store's own connection, one per command (none made per request). */
+  readonly #failed: Readonly<Record<Command, (error: unknown) => never>> = {
+    load: (error) => {
+      throw failure('load', error);
+    },
+    consume: (error) => {
+      throw failure('consume', error);
+    },
+    release: (error) => {
+      throw failure('release', error);
+    },
+    refresh: (error) => {
+      throw failure('refresh', error);
+    },
+  };
 
   constructor(options: Resolved) {
     this.#options = options;
@@ -320,6 +340,15 @@ class ScriptLimitStore implements RedisLimitStore {
   }
 
   async #open(): Promise<RedisLimitClientLike> {
+    const { url } = this.#options;
+    if (this.#options.client === undefined && url !== undefined && speaksResp(url)) {
+      // Its own lean connection (resp-connection.ts): the check is on every counted call's path.
+      const connection = new RespConnection(url, { timeoutMs: this.#options.timeoutMs });
+      connection.on('error', () => {});
+      connection.connect().catch(() => undefined);
+      this.#ownsClient = true;
+      return connection;
+    }
     const { client, owned } = await storeClient<RedisLimitClientLike>(this.#options);
     this.#ownsClient = owned;
     return client;
@@ -329,7 +358,7 @@ class ScriptLimitStore implements RedisLimitStore {
    * Runs a script, failing at once when Redis is not connected and after `timeoutMs` when it does not answer.
    * Not `async`: the hot path adds no promise of its own around the client's.
    */
-  #run(what: string, script: string, keys: string[], args: string[]): Promise<unknown> {
+  #run(what: Command, script: string, keys: string[], args: string[]): Promise<unknown> {
     if (this.#closed) {
       return Promise.reject(
         new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} after close()`),
@@ -342,6 +371,10 @@ class ScriptLimitStore implements RedisLimitStore {
       return Promise.reject(
         new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} failed: not connected to Redis`),
       );
+    }
+    if (client instanceof RespConnection) {
+      // Its own connection times commands out itself (one timer for all); no promise around its own.
+      return client.evalScript(this.#sha(script), script, keys, args).then(undefined, this.#failed[what]);
     }
     const { timeoutMs } = this.#options;
     return new Promise((resolve, reject) => {
@@ -362,18 +395,19 @@ class ScriptLimitStore implements RedisLimitStore {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(
-            new PierRedisError(
-              'REDIS_LIMIT_STORE_FAILED',
-              `limit store: ${what} failed: ${messageOf(error)}`,
-              {
-                cause: error,
-              },
-            ),
-          );
+          reject(failure(what, error));
         },
       );
     });
+  }
+
+  #sha(script: string): string {
+    let sha = this.#shas.get(script);
+    if (sha === undefined) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.#shas.set(script, sha);
+    }
+    return sha;
   }
 
   /** EVALSHA when the client has it (the script is sent once, then named by its hash); EVAL on NOSCRIPT. */
@@ -381,12 +415,7 @@ class ScriptLimitStore implements RedisLimitStore {
     const options = { keys, arguments: args };
     try {
       if (client.evalSha === undefined) return client.eval(script, options);
-      let sha = this.#shas.get(script);
-      if (sha === undefined) {
-        sha = createHash('sha1').update(script).digest('hex');
-        this.#shas.set(script, sha);
-      }
-      return client.evalSha(sha, options).catch((error: unknown) => {
+      return client.evalSha(this.#sha(script), options).catch((error: unknown) => {
         if (!messageOf(error).includes('NOSCRIPT')) throw error;
         return client.eval(script, options);
       });
@@ -394,6 +423,15 @@ class ScriptLimitStore implements RedisLimitStore {
       return Promise.reject(error);
     }
   }
+}
+
+/** What the store asks Redis to do; named in its errors. */
+type Command = 'load' | 'consume' | 'release' | 'refresh';
+
+function failure(what: Command, error: unknown): PierRedisError {
+  return new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} failed: ${messageOf(error)}`, {
+    cause: error,
+  });
 }
 
 /** Most limit keys whose Redis key is remembered. */

@@ -87,17 +87,19 @@ export interface RedisProcess {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** Sends it a signal by its PID (`SIGSTOP`: it stops answering with its connections open; `SIGCONT`). */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
-/** A redis-server on a free loopback port, no persistence. */
-export async function startRedis(): Promise<RedisProcess> {
+/** A redis-server on a free loopback port, no persistence; `args` are more of its options. */
+export async function startRedis(args: readonly string[] = []): Promise<RedisProcess> {
   const port = await freePort();
   let child: ChildProcess;
   const launch = async () => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     await waitForOutput(child, 'Ready to accept connections', 'redis-server');
@@ -108,6 +110,9 @@ export async function startRedis(): Promise<RedisProcess> {
     url: `redis://127.0.0.1:${port}`,
     kill: () => stopChild(child, 'SIGKILL'),
     restart: launch,
+    signal: (signal) => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, signal);
+    },
     stop: () => stopChild(child),
   };
 }
