@@ -154,22 +154,31 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
   }
 
   startStream(headers: HeaderMap): void {
+    // The status line leaves with the frames that follow it in this tick (a priming event, a result):
+    // one write instead of two.
+    this.#cork();
     this.res.writeHead(200, headers);
     this.res.flushHeaders();
   }
 
   write(chunk: string): void {
     const res = this.res;
-    if (this.#corked === null && res.socket !== null) {
-      // Frames produced in the same tick (the result and the end that follows it) leave in one write.
-      // The socket is corked, not the response: Node 24's response-level cork sends the end of a chunked
-      // body before the data corked ahead of it.
-      this.#corked = res.socket;
-      this.#corked.cork();
-      process.nextTick(this.#uncork);
-    }
+    this.#cork();
     res.write(chunk);
     if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
+  }
+
+  /**
+   * Frames produced in the same tick (the result and the end that follows it) leave in one write. The
+   * socket is corked, not the response: Node 24's response-level cork sends the end of a chunked body
+   * before the data corked ahead of it.
+   */
+  #cork(): void {
+    const socket = this.res.socket;
+    if (this.#corked !== null || socket === null) return;
+    this.#corked = socket;
+    socket.cork();
+    process.nextTick(this.#uncork);
   }
 
   end(): void {
