@@ -24,9 +24,9 @@ export interface RedisLimitClientLike extends RedisConnectionLike {
 /** Options of {@link redisLimitStore}. Give `url` or `client`. */
 export interface RedisLimitStoreOptions {
   /**
-   * `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): the store makes (and closes) its own
-   * connection, a small RESP client of this package's (`@redis/client` is not needed for it). Other schemes
-   * go through `@redis/client`.
+   * `redis://[user:password@]host:port[/db]`: the store makes (and closes) its own connection, a small RESP
+   * client of this package's (`@redis/client` is not needed for it). Other schemes (`rediss://` for TLS) go
+   * through a node-redis client it makes.
    */
   readonly url?: string;
   /** A node-redis v6 client (or an adapter), connected or not. The store never closes it. */

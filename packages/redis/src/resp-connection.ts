@@ -7,29 +7,28 @@
 // (bench/RESULTS.md, "Limits"). This connection writes a command at once (Nagle off), keeps one FIFO of
 // waiting replies, and parses the few reply types a script returns. It does what the store needs and no
 // more: no offline queue (a command sent while disconnected fails at once, like `disableOfflineQueue`),
-// reconnects forever with a capped backoff, AUTH and SELECT from the URL, TLS for `rediss://`.
+// reconnects forever with a capped backoff, AUTH and SELECT from the URL. Plain TCP only: `rediss://` (TLS)
+// goes through node-redis, whose TLS options a user can set.
 import { EventEmitter } from 'node:events';
-import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect, type Socket } from 'node:net';
 
 /** An error reply of Redis (`-ERR …`, `-NOSCRIPT …`): the command failed, the connection is fine. */
 export class RedisReplyError extends Error {
   override readonly name = 'RedisReplyError';
 }
 
-/** Where and how to connect, read from a `redis://` or `rediss://` URL. */
+/** Where and how to connect, read from a `redis://` URL. */
 interface Endpoint {
   readonly host: string;
   readonly port: number;
-  readonly tls: boolean;
   readonly username: string | undefined;
   readonly password: string | undefined;
   readonly db: number | undefined;
 }
 
-/** Whether a URL is one this connection serves (`redis:` or `rediss:`); other schemes go to node-redis. */
+/** Whether a URL is one this connection serves (`redis://`); others (`rediss://`…) go to node-redis. */
 export function speaksResp(url: string): boolean {
-  return url.startsWith('redis://') || url.startsWith('rediss://');
+  return url.startsWith('redis://');
 }
 
 function endpointOf(url: string): Endpoint {
@@ -44,7 +43,6 @@ function endpointOf(url: string): Endpoint {
   return {
     host,
     port: parsed.port === '' ? 6379 : Number(parsed.port),
-    tls: parsed.protocol === 'rediss:',
     username: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
     password: parsed.password === '' ? undefined : decodeURIComponent(parsed.password),
     db,
@@ -334,11 +332,11 @@ export class RespConnection extends EventEmitter {
   }
 
   #dial(): void {
-    const { host, port, tls } = this.#endpoint;
-    const socket = tls ? connectTls({ host, port, servername: host }) : connectTcp({ host, port });
+    const { host, port } = this.#endpoint;
+    const socket = connect({ host, port });
     this.#socket = socket;
     socket.setNoDelay(true);
-    socket.on(tls ? 'secureConnect' : 'connect', () => this.#opened(socket));
+    socket.on('connect', () => this.#opened(socket));
     socket.on('data', (chunk: Buffer) => {
       if (this.#socket !== socket) return;
       try {
