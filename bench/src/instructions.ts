@@ -3,7 +3,7 @@
 // other process on the machine can disturb — the figure to compare when CPU times swing with the load.
 // <server> is an id of harness/servers.ts, `pier@DIR[+DIR]` as in ab.ts (a saved build of a package), and
 // `id=PROGRAM` runs that server's settings with another program (say `pier=dist/servers/pier-fetch.js`); <what>
-// is `modern`, `legacy` or a GET path; [tool] a tool shape of shapes.ts (`ctx`, `output`, `notes`…; default
+// is `modern`, `legacy` (in one session when the server is sessionful: `pier-sessions legacy`) or a GET path; [tool] a tool shape of shapes.ts (`ctx`, `output`, `notes`…; default
 // the server's echo). Needs valgrind (callgrind_control). Kernel time (the socket write, a fifth of a small
 // request's CPU) is not counted: `strace -c -f -p PID` shows the system calls are the same per request for
 // every server here (one read, one writev).

@@ -128,5 +128,12 @@ export async function startRedisServer(): Promise<{ url: string; child: ChildPro
       }
     });
   });
+  // `BENCH_REDIS_RT=1`: redis-server runs at real-time priority (SCHED_FIFO 50, needs root), so that the
+  // load generator and the servers on the same two cores never keep it waiting for a CPU: the stand-in for
+  // a Redis on its own core or host, as in production. Off by default.
+  if (process.env.BENCH_REDIS_RT === '1' && child.pid !== undefined) {
+    execFileSync('chrt', ['-f', '-p', '50', String(child.pid)], { stdio: 'ignore' });
+    console.error('redis-server runs at real-time priority (BENCH_REDIS_RT=1)');
+  }
   return { url: `redis://127.0.0.1:${port}`, child };
 }

@@ -13,7 +13,7 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CallShape, ECHO_CALL, legacyCall, modernCall } from '../load/requests.js';
+import { type CallShape, ECHO_CALL, legacyCall, modernCall, openSession } from '../load/requests.js';
 import { sharedIssuer } from './auth-issuer.js';
 import type { ServerSpec } from './servers.js';
 
@@ -86,10 +86,13 @@ export async function countInstructions(
       ? {}
       : { authorization: `Bearer ${await issuer.token('ES256', `http://127.0.0.1:${port}/mcp`)}` };
 
+  // A sessionful server's 2025 requests all go to one session, opened once the server is up.
+  const sessionful = spec.sessionful === true && what === 'legacy';
+  let sessionId: string | undefined;
   /** One request; resolves on a 200, rejects otherwise. */
   const send = (n: number): Promise<void> => {
     const get = what.startsWith('/');
-    const mcp = get ? undefined : what === 'modern' ? modernCall(n, call) : legacyCall(n, call);
+    const mcp = get ? undefined : what === 'modern' ? modernCall(n, call) : legacyCall(n, call, sessionId);
     const headers: Record<string, string | number> =
       mcp === undefined ? {} : { ...mcp.headers, ...auth, 'content-length': Buffer.byteLength(mcp.body) };
     return new Promise((done, fail) => {
@@ -128,7 +131,12 @@ export async function countInstructions(
     const deadline = Date.now() + START_LIMIT_MS;
     for (;;) {
       try {
-        await send(0);
+        if (sessionful) {
+          sessionId = await openSession(`http://127.0.0.1:${port}/mcp`, {
+            headers: auth,
+            logLevel: call.logLevel,
+          });
+        } else await send(0);
         break;
       } catch {
         if (Date.now() > deadline || child.exitCode !== null) {
