@@ -63,7 +63,7 @@ if (dirs !== undefined) {
 }
 
 try {
-  const { main, all } = await countInstructions(spec, {
+  const { main, all, gc } = await countInstructions(spec, {
     what,
     ...(shape !== undefined && { call: shape.call }),
     warm,
@@ -73,7 +73,7 @@ try {
     env,
   });
   console.log(
-    `${server} ${what}${tool === undefined ? '' : ` ${tool}`}: ${(main / 1000).toFixed(1)} k instructions a request in the main thread, ${(all / 1000).toFixed(1)} k in every thread (${measured} after ${warm})`,
+    `${server} ${what}${tool === undefined ? '' : ` ${tool}`}: ${(main / 1000).toFixed(1)} k instructions a request in the main thread (${((main - gc) / 1000).toFixed(1)} k without the collector's ${(gc / 1000).toFixed(1)} k), ${(all / 1000).toFixed(1)} k in every thread (${measured} after ${warm})`,
   );
 } finally {
   await closeSharedIssuer();
