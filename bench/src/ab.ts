@@ -19,6 +19,8 @@ import { median, pairedRatios, spread } from './harness/stats.js';
 import type { Era } from './load/requests.js';
 import { SHAPES } from './shapes.js';
 
+const ERAS: readonly Era[] = ['modern', 'legacy', 'canned', 'input-required'];
+
 const REDIRECT = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'transport-redirect.js');
 
 const args = process.argv.slice(2);
@@ -38,6 +40,15 @@ const scenarios = args
   });
 if (scenarios.length === 0) {
   throw new Error('usage: pnpm ab [seconds] [rounds] <server[@DIR]:era[:shape]> ...');
+}
+// An unknown era would be sent as a 2025 request without a word (`pier:sessions` once measured the
+// stateless server: sessions are a server of their own, `pier-sessions:legacy`).
+for (const { label, era } of scenarios) {
+  if (!era.startsWith('/') && !ERAS.includes(era as Era)) {
+    throw new Error(
+      `${label}: unknown era "${era}"; one of ${ERAS.join(', ')} or a GET path (sessions: a \`-sessions\` server with legacy)`,
+    );
+  }
 }
 
 /** Pier packages a saved build may replace; a DIR named otherwise is taken for `@pier/transport-http`. */
