@@ -241,17 +241,15 @@ export class LegacyTransport {
     void this.#send(message, undefined);
   }
 
-  /** Routes a message: to the stream of the request it belongs to, or the GET stream. */
+  /**
+   * Routes a message: to the stream of the request it belongs to, or the GET stream. Without an event store
+   * it is written at once; with one, once stored (in order: the store's writes are chained).
+   */
   async #send(message: Message, requestId: RequestId | undefined): Promise<void> {
     if (this.#closed) return;
-    if (requestId === undefined) {
-      const eventId = await this.#store(STANDALONE, message);
-      this.#channels.get(STANDALONE)?.event(JSON.stringify(message), eventId);
-      return;
-    }
-    const streamId = this.#requestStreams.get(requestId);
+    const streamId = requestId === undefined ? STANDALONE : this.#requestStreams.get(requestId);
     if (streamId === undefined) return;
-    const eventId = await this.#store(streamId, message);
+    const eventId = this.#eventStore === undefined ? undefined : await this.#store(streamId, message);
     this.#channels.get(streamId)?.event(JSON.stringify(message), eventId);
   }
 
@@ -262,7 +260,7 @@ export class LegacyTransport {
     const channel = this.#channels.get(streamId);
     let eventId: string | undefined;
     if (answer !== null) {
-      eventId = await this.#store(streamId, answer.message);
+      if (this.#eventStore !== undefined) eventId = await this.#store(streamId, answer.message);
       if (channel?.streaming === true) channel.event(JSON.stringify(answer.message), eventId);
     }
     this.#answers.set(requestId, answer);
