@@ -182,9 +182,9 @@ type Resolved = Required<Pick<RedisLimitStoreOptions, 'prefix' | 'timeoutMs' | '
 class ScriptLimitStore implements RedisLimitStore {
   readonly ready: Promise<void>;
   readonly #options: Resolved;
-  readonly #client: Promise<RedisLimitClientLike>;
+  readonly #client: Promise<StoreClient>;
   /** The client once made: commands do not wait for a promise on the hot path. */
-  #ready: RedisLimitClientLike | undefined;
+  #ready: StoreClient | undefined;
   #ownsClient = false;
   #closed = false;
   readonly #shas = new Map<string, string>();
@@ -194,20 +194,14 @@ class ScriptLimitStore implements RedisLimitStore {
   readonly #held = new Map<string, LimitHold>();
   #refresher: NodeJS.Timeout | undefined;
   /** Rejection handlers of the store's own connection, one per command (none made per request). */
-  readonly #failed: Readonly<Record<Command, (error: unknown) => never>> = {
-    load: (error) => {
-      throw failure('load', error);
-    },
-    consume: (error) => {
-      throw failure('consume', error);
-    },
-    release: (error) => {
-      throw failure('release', error);
-    },
-    refresh: (error) => {
-      throw failure('refresh', error);
-    },
-  };
+  readonly #failed = Object.fromEntries(
+    COMMANDS.map((what) => [
+      what,
+      (error: unknown): never => {
+        throw failure(what, error);
+      },
+    ]),
+  ) as Readonly<Record<Command, (error: unknown) => never>>;
 
   constructor(options: Resolved) {
     this.#options = options;
@@ -339,7 +333,7 @@ class ScriptLimitStore implements RedisLimitStore {
     this.#refresher = undefined;
   }
 
-  async #open(): Promise<RedisLimitClientLike> {
+  async #open(): Promise<StoreClient> {
     const { url } = this.#options;
     if (this.#options.client === undefined && url !== undefined && speaksResp(url)) {
       // Its own lean connection (resp-connection.ts): the check is on every counted call's path.
@@ -425,8 +419,12 @@ class ScriptLimitStore implements RedisLimitStore {
   }
 }
 
+/** The store's client: the one it was given (or made with node-redis), or its own connection. */
+type StoreClient = RedisLimitClientLike | RespConnection;
+
 /** What the store asks Redis to do; named in its errors. */
-type Command = 'load' | 'consume' | 'release' | 'refresh';
+const COMMANDS = ['load', 'consume', 'release', 'refresh'] as const;
+type Command = (typeof COMMANDS)[number];
 
 function failure(what: Command, error: unknown): PierRedisError {
   return new PierRedisError('REDIS_LIMIT_STORE_FAILED', `limit store: ${what} failed: ${messageOf(error)}`, {

@@ -177,9 +177,8 @@ export interface RespConnectionOptions {
 const MAX_WAITING = 10_000;
 
 /**
- * One connection to Redis, with the methods the limit store calls (`RedisLimitClientLike`): `eval`,
- * `evalSha`, `ping`, and node-redis's connection surface (`isReady`, `isOpen`, `connect`, `close`,
- * `destroy`, `on('error')`).
+ * One connection to Redis, with what the limit store calls: `evalScript`, `ping`, and node-redis's
+ * connection surface (`isReady`, `isOpen`, `connect`, `close`, `destroy`, `on('error')`).
  */
 export class RespConnection extends EventEmitter {
   readonly #endpoint: Endpoint;
@@ -227,14 +226,6 @@ export class RespConnection extends EventEmitter {
 
   ping(): Promise<unknown> {
     return this.send(['PING']);
-  }
-
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
-    return this.send(['EVAL', script, String(options.keys.length), ...options.keys, ...options.arguments]);
-  }
-
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
-    return this.send(['EVALSHA', sha, String(options.keys.length), ...options.keys, ...options.arguments]);
   }
 
   /**
