@@ -16,10 +16,8 @@ import { stopLoader, throughput } from './harness/measure.js';
 import { type RunningServer, startServer } from './harness/process.js';
 import { findServer, type ServerSpec } from './harness/servers.js';
 import { median, pairedRatios, spread } from './harness/stats.js';
-import type { Era } from './load/requests.js';
+import { ERAS, type Era } from './load/requests.js';
 import { SHAPES } from './shapes.js';
-
-const ERAS: readonly Era[] = ['modern', 'legacy', 'canned', 'input-required'];
 
 const REDIRECT = join(dirname(fileURLToPath(import.meta.url)), 'harness', 'transport-redirect.js');
 

@@ -8,7 +8,8 @@
  * the two-round 2026-07-28 exchange of a tool that asks once (`confirm_echo`): the call, answered
  * `input_required` with a `requestState`, then the same call again with the answer and that state.
  */
-export type Era = 'modern' | 'legacy' | 'canned' | 'input-required';
+export const ERAS = ['modern', 'legacy', 'canned', 'input-required'] as const;
+export type Era = (typeof ERAS)[number];
 
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSION = '2025-11-25';
