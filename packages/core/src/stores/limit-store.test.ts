@@ -94,6 +94,20 @@ describe('InMemoryLimitStore', () => {
     expect(store.size).toBe(0);
   });
 
+  it('over maxKeys, the least recently used key is forgotten first', () => {
+    const time = clock();
+    const store = new InMemoryLimitStore({ now: time.now, maxKeys: 2 });
+    store.consume([rate('a', 10, 60_000)]);
+    store.consume([rate('b', 10, 60_000)]);
+    time.advance(31_000);
+    // `a` is used again more than half its window later: `b` is now the least recently used.
+    store.consume([rate('a', 10, 60_000)]);
+    store.consume([rate('c', 10, 60_000)]);
+    expect(store.size).toBe(2);
+    // `a` kept its count (one unit still spent from the call at 31 s); a forgotten key would start at 9.
+    expect(store.consume([rate('a', 10, 60_000)])[0]?.remaining).toBe(8);
+  });
+
   it('refuses bad options with a message naming the option', () => {
     expect(() => new InMemoryLimitStore({ maxKeys: 0 })).toThrow(/maxKeys must be an integer ≥ 1/);
     expect(() => new InMemoryLimitStore({ sweepIntervalMs: 1.5 })).toThrow(/sweepIntervalMs/);

@@ -74,7 +74,8 @@ export interface LimitStore {
 export interface InMemoryLimitStoreOptions {
   /**
    * Most rate and quota keys held at once. Default 100,000. Past it, expired keys are dropped first, then
-   * the least recently used: a key forgotten this way starts afresh (its caller may get a second budget).
+   * the least recently used (recency is kept to within half of each key's window): a key forgotten this
+   * way starts afresh (its caller may get a second budget).
    */
   readonly maxKeys?: number;
   /** How often expired keys are dropped, in ms. Default 10,000. */
@@ -87,12 +88,15 @@ interface RateEntry {
   /** Theoretical arrival time: when the bucket is full again. */
   tat: number;
   expiresAt: number;
+  /** When the key last moved to the end of the recency order. */
+  touchedAt: number;
 }
 
 interface QuotaEntry {
   windowStart: number;
   used: number;
   expiresAt: number;
+  touchedAt: number;
 }
 
 /** Absorbs the float error of `windowMs / limit` steps (so 3 units left never reads as 2.9999). */
@@ -106,7 +110,11 @@ export class InMemoryLimitStore implements LimitStore {
   readonly #maxKeys: number;
   readonly #sweepIntervalMs: number;
   readonly #now: () => number;
-  // Map order is recency: an entry used is moved to the end, so the first entries are the least recently used.
+  // Map order is recency, to half a window: an entry used is moved to the end when it last moved more than
+  // half its window ago, so the first entries are the least recently used. Otherwise it is updated where it
+  // is: moving a key on every check (a delete and a set) would make V8 replace the map's hash table every
+  // few checks, and each replaced table keeps a pointer to its successor and to what it held, which the
+  // young-generation collector then keeps alive until a full collection.
   readonly #rates = new Map<string, RateEntry>();
   readonly #quotas = new Map<string, QuotaEntry>();
   readonly #holds = new Map<string, Set<string>>();
@@ -226,20 +234,40 @@ export class InMemoryLimitStore implements LimitStore {
         const entry = this.#rates.get(check.key);
         const base = entry === undefined || entry.tat < now ? now : entry.tat;
         const tat = base + check.cost * step;
-        if (entry !== undefined) this.#rates.delete(check.key);
-        this.#rates.set(check.key, { tat, expiresAt: tat });
+        if (entry === undefined) {
+          this.#rates.set(check.key, { tat, expiresAt: tat, touchedAt: now });
+          break;
+        }
+        entry.tat = tat;
+        entry.expiresAt = tat;
+        if (now - entry.touchedAt > check.windowMs / 2) {
+          entry.touchedAt = now;
+          this.#rates.delete(check.key);
+          this.#rates.set(check.key, entry);
+        }
         break;
       }
       case 'quota': {
         const start = Math.floor(now / check.windowMs) * check.windowMs;
         const entry = this.#quotas.get(check.key);
         const used = entry !== undefined && entry.windowStart === start ? entry.used : 0;
-        if (entry !== undefined) this.#quotas.delete(check.key);
-        this.#quotas.set(check.key, {
-          windowStart: start,
-          used: used + check.cost,
-          expiresAt: start + check.windowMs,
-        });
+        if (entry === undefined) {
+          this.#quotas.set(check.key, {
+            windowStart: start,
+            used: used + check.cost,
+            expiresAt: start + check.windowMs,
+            touchedAt: now,
+          });
+          break;
+        }
+        entry.windowStart = start;
+        entry.used = used + check.cost;
+        entry.expiresAt = start + check.windowMs;
+        if (now - entry.touchedAt > check.windowMs / 2) {
+          entry.touchedAt = now;
+          this.#quotas.delete(check.key);
+          this.#quotas.set(check.key, entry);
+        }
         break;
       }
       case 'concurrency': {
