@@ -1,4 +1,4 @@
-// `node scripts/check-structure.mjs`, run by the check after the build: two rules of the design that no
+// `node scripts/check-structure.mjs`, run by the check after the build: rules of the design that no
 // compiler checks.
 //
 // 1. No package reads or writes what the MCP SDK keeps private: the built JavaScript of every package
@@ -12,6 +12,13 @@
 //    outlives young-generation collections until a full one: made per request, ~1.1 MB promoted per young
 //    collection at 1,000 calls a second instead of 0.1–0.2 MB, and pauses three times longer. A class with
 //    the accessor on its prototype costs nothing of the kind (transport-http's inbound.ts).
+// 4. No function literal assigned straight to a property (`exchange.endStream = () => …`, `this.#x = function
+//    …`, `o[k] ??= () => …`) in a package's source. V8's parser takes such a function for a method and has the
+//    interpreter allocate each closure made there in the old generation; the closure's context, and all it
+//    reaches, then survives every young-generation collection until a full one. Made per request, that was
+//    Pier's "costly GC state": ~1.3 MB promoted per young collection at 2,000 calls a second and pauses of
+//    3–4 ms instead of 0.4 ms (bench/README.md, "Garbage collection"). A closure held in a `const` first and
+//    then assigned is allocated young.
 //
 // Prints every finding and exits 1 when there is one.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -177,10 +184,52 @@ for (const { dir } of packages) {
   }
 }
 
+// 4. Function literals assigned straight to a property (see the header).
+const ASSIGNMENTS = new Set([
+  ts.SyntaxKind.EqualsToken,
+  ts.SyntaxKind.QuestionQuestionEqualsToken,
+  ts.SyntaxKind.BarBarEqualsToken,
+  ts.SyntaxKind.AmpersandAmpersandEqualsToken,
+]);
+/** The expression under parentheses and type assertions, which compile to nothing. */
+const unwrap = (node) =>
+  ts.isParenthesizedExpression(node) ||
+  ts.isAsExpression(node) ||
+  ts.isSatisfiesExpression(node) ||
+  ts.isNonNullExpression(node) ||
+  ts.isTypeAssertionExpression(node)
+    ? unwrap(node.expression)
+    : node;
+for (const { dir } of packages) {
+  for (const file of files(join(dir, 'src'), isSource)) {
+    const path = relative(ROOT, file);
+    const text = readFileSync(file, 'utf8');
+    if (!/=>|function/.test(text)) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node) => {
+      if (ts.isBinaryExpression(node) && ASSIGNMENTS.has(node.operatorToken.kind)) {
+        const left = unwrap(node.left);
+        const right = unwrap(node.right);
+        if (
+          (ts.isPropertyAccessExpression(left) || ts.isElementAccessExpression(left)) &&
+          (ts.isArrowFunction(right) || ts.isFunctionExpression(right))
+        ) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+          findings.push(
+            `${path}:${line + 1}: a function literal assigned to ${left.getText(source)}: V8 allocates such closures in the old generation; hold it in a const first`,
+          );
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+}
+
 if (findings.length > 0) {
   for (const finding of findings) console.error(finding);
   process.exit(1);
 }
 console.log(
-  `structure: no SDK internals in ${packages.length} packages' builds, no import cycle, no accessor in an object literal`,
+  `structure: no SDK internals in ${packages.length} packages' builds, no import cycle, no accessor in an object literal, no function literal assigned to a property`,
 );

@@ -167,7 +167,8 @@ function buildClient(
       roots: [...(typeof roots === 'function' ? await roots() : roots)],
     }));
   }
-  client.fallbackNotificationHandler = async (notification) => record(notification);
+  const fallback: Client['fallbackNotificationHandler'] = async (notification) => record(notification);
+  client.fallbackNotificationHandler = fallback;
   return client;
 }
 

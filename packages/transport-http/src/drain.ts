@@ -92,7 +92,8 @@ export async function drainServer(plan: DrainPlan): Promise<void> {
  */
 function closeListener(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
-  server.closeIdleConnections = () => {};
+  const skip = () => {};
+  server.closeIdleConnections = skip;
   try {
     server.close();
   } finally {

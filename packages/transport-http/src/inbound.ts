@@ -103,8 +103,12 @@ export class HttpInbound implements Inbound {
     this.send = send;
     this.closeStream = closeStream;
     this.remoteAddress = exchange.remoteAddress;
-    this.headers = (name) => exchange.header(name);
-    this.allHeaders = () => exchange.allHeaders();
+    // Consts first: a function literal assigned straight to a property is allocated in the old generation,
+    // and would keep the request alive until a full collection (scripts/check-structure.mjs, rule 4).
+    const headers: HeaderReader = (name) => exchange.header(name);
+    const allHeaders = () => exchange.allHeaders();
+    this.headers = headers;
+    this.allHeaders = allHeaders;
   }
 
   /** Aborted when the client goes away; made on first read (most handlers never read it). */

@@ -108,6 +108,8 @@ class DevSession {
   #checker: TypeChecker | undefined;
   #watcher: SourceWatcher | undefined;
   #relay: StdioRelay | undefined;
+  /** The client closed stdio: the session ends. */
+  readonly #endOnClientEnd = (): void => void this.#shutdown(0);
   #current: ServerProcess | undefined;
   #transport: Transport | undefined;
   #generation = 0;
@@ -219,7 +221,7 @@ class DevSession {
       this.#transport = transport;
       if (transport.kind === 'stdio') {
         this.#relay = new StdioRelay(this.#io.stdin, this.#io.stdout, (line) => this.#say(line));
-        this.#relay.onClientEnd = () => void this.#shutdown(0);
+        this.#relay.onClientEnd = this.#endOnClientEnd;
         this.#relay.attach(server);
       }
       this.#say(
@@ -331,7 +333,7 @@ class DevSession {
     if (transport.kind === 'stdio') {
       if (this.#relay === undefined) {
         this.#relay = new StdioRelay(this.#io.stdin, this.#io.stdout, (line) => this.#say(line));
-        this.#relay.onClientEnd = () => void this.#shutdown(0);
+        this.#relay.onClientEnd = this.#endOnClientEnd;
         this.#relay.attach(next);
       } else {
         try {

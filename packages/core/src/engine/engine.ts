@@ -184,7 +184,7 @@ export class Engine {
     }
     const asking = this.#observers.filter((observer) => observer.onClientRequest !== undefined);
     if (asking.length > 0) {
-      connection.observeRequest = (request) => {
+      const observeRequest: Connection['observeRequest'] & object = (request) => {
         const finishes: ((outcome: ObservedOutcome) => void)[] = [];
         for (const observer of asking) {
           try {
@@ -196,6 +196,9 @@ export class Engine {
         }
         return finishes;
       };
+      // Assigned from a const: V8 allocates a function literal assigned straight to a property in the old
+      // generation (scripts/check-structure.mjs, rule 4).
+      connection.observeRequest = observeRequest;
     }
     return connection;
   }

@@ -49,7 +49,9 @@ export async function serveTransport(
   let wake: (() => void) | undefined;
   let closing = false;
 
-  transport.onmessage = (message: JSONRPCMessage) => {
+  // Handlers held in consts, then assigned: V8 allocates a function literal assigned straight to a property
+  // in the old generation (scripts/check-structure.mjs, rule 4).
+  const onmessage = (message: JSONRPCMessage) => {
     const answered = serveMessage(engine, connection, message, write, name, logger);
     if (answered === undefined) return;
     if ((message as { method?: unknown }).method === 'subscriptions/listen') return;
@@ -59,11 +61,14 @@ export async function serveTransport(
       if (owed.size === 0) wake?.();
     });
   };
-  transport.onerror = (error) => logger.warn(name, { error: error.message });
-  transport.onclose = () => {
+  const onerror = (error: Error) => logger.warn(name, { error: error.message });
+  const onclose = () => {
     connection.close();
     if (!closing) options.onEnd?.();
   };
+  transport.onmessage = onmessage;
+  transport.onerror = onerror;
+  transport.onclose = onclose;
   await transport.start();
 
   return {
