@@ -16,6 +16,7 @@ import { messageOf } from './errors.js';
 import type { HttpExchange } from './exchange.js';
 import { HttpInbound } from './inbound.js';
 import { JSONRPC, jsonError, jsonHeaders } from './json-errors.js';
+import { without } from './maps.js';
 
 /** Options of {@link LegacyTransport}. */
 export interface LegacyTransportOptions {
@@ -56,14 +57,17 @@ export class LegacyTransport {
   #initialized = false;
   #closed = false;
   #streamCount = 0;
-  /** Connected responses by stream id. */
-  readonly #channels = new Map<string, Channel>();
+  // The maps below gain and lose entries with every request for as long as the session lives: their
+  // deletions go through `without` (maps.ts), which drops a map once it empties.
+  /** Connected responses by stream id (the GET stream's apart: it stays while POSTs come and go). */
+  #channels = new Map<string, Channel>();
+  #standalone: Channel | undefined;
   /** The stream each request's answer belongs to (kept while its stream is disconnected). */
-  readonly #requestStreams = new Map<RequestId, string>();
+  #requestStreams = new Map<RequestId, string>();
   /** The requests of each stream still waiting for an answer, in order. */
-  readonly #streamRequests = new Map<string, RequestId[]>();
+  #streamRequests = new Map<string, RequestId[]>();
   /** Answers held until every request of their stream is answered (`null`: no answer, it was cancelled). */
-  readonly #answers = new Map<RequestId, Answer | null>();
+  #answers = new Map<RequestId, Answer | null>();
   /** Event stores write in order: each stored event waits for the one before. */
   #storing: Promise<unknown> = Promise.resolve();
 
@@ -185,7 +189,7 @@ export class LegacyTransport {
           // A refusal with its own HTTP status (403 insufficient_scope…) is that status when it is all.
           if (answer !== undefined && answer.status !== 200 && single && !channel.streaming && channel.open) {
             this.#forget(streamId, [id]);
-            this.#channels.delete(streamId);
+            this.#dropChannel(streamId);
             const { status, headers, body } = answerBody(answer, this.#headers());
             channel.respond(status, headers, body);
             return;
@@ -213,7 +217,7 @@ export class LegacyTransport {
     if (this.#eventStore !== undefined && lastEventId !== undefined) {
       return this.#replay(this.#eventStore, lastEventId, exchange);
     }
-    if (this.#channels.has(STANDALONE)) {
+    if (this.#standalone !== undefined) {
       return this.#refuse(
         res,
         409,
@@ -222,7 +226,7 @@ export class LegacyTransport {
       );
     }
     const channel = new Channel(exchange, this.#headers(), () => this.#disconnected(STANDALONE, channel));
-    this.#channels.set(STANDALONE, channel);
+    this.#standalone = channel;
     channel.stream();
   }
 
@@ -250,14 +254,14 @@ export class LegacyTransport {
     const streamId = requestId === undefined ? STANDALONE : this.#requestStreams.get(requestId);
     if (streamId === undefined) return;
     const eventId = this.#eventStore === undefined ? undefined : await this.#store(streamId, message);
-    this.#channels.get(streamId)?.event(JSON.stringify(message), eventId);
+    this.#channel(streamId)?.event(JSON.stringify(message), eventId);
   }
 
   /** A request is answered (`null`: it gets no answer); once its stream's requests all are, the stream ends. */
   async #answer(requestId: RequestId, answer: Answer | null): Promise<void> {
     const streamId = this.#requestStreams.get(requestId);
     if (streamId === undefined || this.#closed) return;
-    const channel = this.#channels.get(streamId);
+    const channel = this.#channel(streamId);
     let eventId: string | undefined;
     if (answer !== null) {
       if (this.#eventStore !== undefined) eventId = await this.#store(streamId, answer.message);
@@ -268,8 +272,8 @@ export class LegacyTransport {
     if (!related.every((id) => this.#answers.has(id))) return;
     const answers = related.map((id) => this.#answers.get(id)).filter((held): held is Answer => held != null);
     this.#forget(streamId, related);
-    const current = this.#channels.get(streamId);
-    this.#channels.delete(streamId);
+    const current = this.#channel(streamId);
+    this.#dropChannel(streamId);
     if (current === undefined) {
       if (this.#eventStore === undefined && answers.length > 0) {
         this.#logger.debug(
@@ -297,20 +301,37 @@ export class LegacyTransport {
   }
 
   #forget(streamId: string, ids: readonly RequestId[]): void {
-    this.#streamRequests.delete(streamId);
+    this.#streamRequests = without(this.#streamRequests, streamId);
     for (const id of ids) {
-      this.#answers.delete(id);
-      this.#requestStreams.delete(id);
+      this.#answers = without(this.#answers, id);
+      this.#requestStreams = without(this.#requestStreams, id);
     }
+  }
+
+  /** The connected response of a stream. */
+  #channel(streamId: string): Channel | undefined {
+    return streamId === STANDALONE ? this.#standalone : this.#channels.get(streamId);
+  }
+
+  #setChannel(streamId: string, channel: Channel): void {
+    if (streamId === STANDALONE) this.#standalone = channel;
+    else this.#channels.set(streamId, channel);
+  }
+
+  #dropChannel(streamId: string): void {
+    if (streamId === STANDALONE) this.#standalone = undefined;
+    else this.#channels = without(this.#channels, streamId);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const channels = [...this.#channels.values()];
-    this.#channels.clear();
-    this.#answers.clear();
-    this.#streamRequests.clear();
+    if (this.#standalone !== undefined) channels.push(this.#standalone);
+    this.#channels = new Map();
+    this.#standalone = undefined;
+    this.#answers = new Map();
+    this.#streamRequests = new Map();
     for (const channel of channels) channel.end();
     this.#connection?.close();
     this.#onClose?.();
@@ -320,15 +341,15 @@ export class LegacyTransport {
   closeSSEStream(requestId: RequestId): void {
     const streamId = this.#requestStreams.get(requestId);
     if (streamId === undefined) return;
-    const channel = this.#channels.get(streamId);
-    this.#channels.delete(streamId);
+    const channel = this.#channel(streamId);
+    this.#dropChannel(streamId);
     channel?.end();
   }
 
   /** Ends the session's GET stream so that the client reconnects. */
   closeStandaloneSSEStream(): void {
-    const channel = this.#channels.get(STANDALONE);
-    this.#channels.delete(STANDALONE);
+    const channel = this.#standalone;
+    this.#standalone = undefined;
     channel?.end();
   }
 
@@ -348,7 +369,7 @@ export class LegacyTransport {
         known = await store.getStreamIdForEventId(lastEventId);
         if (known === undefined)
           return this.#refuse(res, 400, JSONRPC.serverError, 'Invalid event ID format');
-        if (this.#channels.has(known)) {
+        if (this.#channel(known) !== undefined) {
           const message = 'Conflict: Stream already has an active connection';
           return this.#refuse(res, 409, JSONRPC.serverError, message);
         }
@@ -363,9 +384,9 @@ export class LegacyTransport {
         channel.end();
         return;
       }
-      this.#channels.get(streamId)?.end();
+      this.#channel(streamId)?.end();
       const live = streamId === STANDALONE || this.#streamRequests.has(streamId);
-      if (live) this.#channels.set(streamId, channel);
+      if (live) this.#setChannel(streamId, channel);
       else channel.end();
     } catch (error) {
       this.#logger.debug('replaying events failed', { error: messageOf(error) });
@@ -403,7 +424,7 @@ export class LegacyTransport {
 
   /** A stream's client went away: its answers are kept for replay (with an event store) or dropped. */
   #disconnected(streamId: string, channel: Channel): void {
-    if (this.#channels.get(streamId) === channel) this.#channels.delete(streamId);
+    if (this.#channel(streamId) === channel) this.#dropChannel(streamId);
   }
 
   #headers(): Record<string, string> {

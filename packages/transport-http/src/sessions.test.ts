@@ -60,6 +60,23 @@ describe('SessionStore', () => {
     expect(expired).toEqual(['used', 'busy']);
   });
 
+  it('expires by last activity even for sessions used again within a second of their last move', () => {
+    const { clock, expired, sessions } = store(3, 10_000);
+    sessions.add('early', 'E');
+    sessions.add('late', 'L');
+    // `early` is used again at once: it stays first in the store's order, its activity is later.
+    clock.advance(500);
+    sessions.begin('early');
+    sessions.end('early');
+    clock.advance(9_700);
+    sessions.sweep();
+    expect(expired).toEqual(['late']);
+    expect(sessions.retryAfterSeconds()).toBe(Math.ceil((300 + sessions.sweepIntervalMs) / 1000));
+    clock.advance(300);
+    sessions.sweep();
+    expect(expired).toEqual(['late', 'early']);
+  });
+
   it('suggests a retry delay between 1 and 60 s, from the next idle session due', () => {
     const { clock, sessions } = store(1, 20_000);
     expect(sessions.retryAfterSeconds()).toBe(60);

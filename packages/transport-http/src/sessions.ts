@@ -65,13 +65,24 @@ export interface SessionRegistry<T> {
 interface Entry<T> {
   readonly value: T;
   lastActive: number;
+  /** When the entry last moved to the end of the order (`lastActive` is never earlier). */
+  movedAt: number;
   /** Requests and streams of the session still open: a busy session never expires. */
   busy: number;
 }
 
 /**
- * Bounded, expiring session registry. Entries are kept in order of last activity (an entry is moved to
- * the end whenever it is used), so a sweep only visits sessions that are due, and memory stays bounded by
+ * An entry used again moves to the end of the order only when it last moved longer ago than this. Moving it
+ * on every request (a delete and a set) would make V8 replace the map's hash table every few requests, and a
+ * replaced table keeps a pointer to its successor and to what it held, which the young-generation collector
+ * then keeps alive until a full collection.
+ */
+const MOVE_AFTER_MS = 1_000;
+
+/**
+ * Bounded, expiring session registry. Entries are kept in order of last activity, to within a second (an
+ * entry used is moved to the end, at most once a second), so a sweep only visits sessions that are due (and
+ * those used within the last second of their move), and memory stays bounded by
  * `maxSessions` whatever clients do.
  */
 export class SessionStore<T> implements SessionRegistry<T> {
@@ -103,7 +114,8 @@ export class SessionStore<T> implements SessionRegistry<T> {
   /** Adds a session; `false` (and nothing added) when the store is full or the id is taken. */
   add(id: string, value: T): boolean {
     if (this.full || this.#entries.has(id)) return false;
-    this.#entries.set(id, { value, lastActive: this.#options.clock.now(), busy: 0 });
+    const now = this.#options.clock.now();
+    this.#entries.set(id, { value, lastActive: now, movedAt: now, busy: 0 });
     return true;
   }
 
@@ -128,8 +140,9 @@ export class SessionStore<T> implements SessionRegistry<T> {
     const deadline = this.#options.clock.now() - this.#options.idleTimeoutMs;
     const expired: [string, T][] = [];
     for (const [id, entry] of this.#entries) {
-      if (entry.lastActive > deadline) break;
-      if (entry.busy === 0) expired.push([id, entry.value]);
+      // Every entry after this one moved later still, and was active since it moved.
+      if (entry.movedAt > deadline) break;
+      if (entry.busy === 0 && entry.lastActive <= deadline) expired.push([id, entry.value]);
     }
     for (const [id, value] of expired) {
       this.#entries.delete(id);
@@ -141,12 +154,16 @@ export class SessionStore<T> implements SessionRegistry<T> {
   /** Seconds until an idle session is due to expire (a slot may free up then), between 1 and 60. */
   retryAfterSeconds(): number {
     const now = this.#options.clock.now();
+    let earliest: number | undefined;
     for (const entry of this.#entries.values()) {
+      // Entries after this one were active later than `earliest` could be.
+      if (earliest !== undefined && entry.movedAt > earliest) break;
       if (entry.busy > 0) continue;
-      const dueInMs = entry.lastActive + this.#options.idleTimeoutMs - now + this.sweepIntervalMs;
-      return Math.min(Math.max(Math.ceil(dueInMs / 1000), 1), 60);
+      if (earliest === undefined || entry.lastActive < earliest) earliest = entry.lastActive;
     }
-    return 60;
+    if (earliest === undefined) return 60;
+    const dueInMs = earliest + this.#options.idleTimeoutMs - now + this.sweepIntervalMs;
+    return Math.min(Math.max(Math.ceil(dueInMs / 1000), 1), 60);
   }
 
   /** Starts the periodic sweep. */
@@ -168,9 +185,13 @@ export class SessionStore<T> implements SessionRegistry<T> {
   #touch(id: string): Entry<T> | undefined {
     const entry = this.#entries.get(id);
     if (entry === undefined) return undefined;
-    entry.lastActive = this.#options.clock.now();
-    this.#entries.delete(id);
-    this.#entries.set(id, entry);
+    const now = this.#options.clock.now();
+    entry.lastActive = now;
+    if (now - entry.movedAt > MOVE_AFTER_MS) {
+      entry.movedAt = now;
+      this.#entries.delete(id);
+      this.#entries.set(id, entry);
+    }
     return entry;
   }
 }

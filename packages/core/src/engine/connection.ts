@@ -132,16 +132,29 @@ export class Connection implements EngineConnection {
   }
 
   untrack(id: RequestId, controller: Abortable): void {
-    if (this.#inFlight?.get(id) === controller) this.#inFlight.delete(id);
+    if (this.#inFlight?.get(id) === controller) this.#forget(id);
   }
 
   /** `notifications/cancelled` for `id`: its handler's signal aborts. */
   cancel(id: RequestId, reason: unknown): boolean {
     const controller = this.#inFlight?.get(id);
     if (controller === undefined) return false;
-    this.#inFlight?.delete(id);
+    this.#forget(id);
     controller.abort(reason);
     return true;
+  }
+
+  /**
+   * Stops tracking `id`; the map goes once it is empty. A map kept for the connection's life that gains and
+   * loses an entry per request makes V8 replace its hash table every few requests, and a replaced table
+   * keeps a pointer to its successor and to what it held, which the young-generation collector then keeps
+   * alive (with the calls they reach) until a full collection.
+   */
+  #forget(id: RequestId): void {
+    const inFlight = this.#inFlight;
+    if (inFlight === undefined) return;
+    if (inFlight.size === 1) this.#inFlight = undefined;
+    else inFlight.delete(id);
   }
 
   /**
