@@ -140,49 +140,37 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
     emit({ type: 'store', available: true });
   };
 
-  const middleware = async (ctx: MiddlewareContext, next: () => Promise<unknown>): Promise<unknown> => {
-    const plan = planner.planOf(ctx);
-    const rules = plan.rules;
-    if (rules.length === 0) return next();
-    const checks: LimitCheck[] = [];
-    let holds: LimitHold[] | undefined;
-    for (const rule of rules) {
-      const key = keyOf(rule, ctx);
-      if (rule.kind === 'concurrency') {
-        const holder = `${node}:${++holders}`;
-        checks.push({ kind: 'concurrency', key, limit: rule.limit, holder });
-        holds ??= [];
-        holds.push({ key, holder });
-      } else {
-        // A cost above the limit spends all of it (more could never pass).
-        const cost = Math.min(plan.cost, rule.limit);
-        checks.push({ kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost });
-      }
-    }
-    // A task-augmented call expects a task or an error, never a plain tool result.
-    const asTool = ctx.method === 'tools/call' && ctx.params.task === undefined;
-    const http = withHeaders && ctx.transport === 'http';
-    let outcomes: readonly LimitOutcome[];
-    try {
-      outcomes = await store.consume(checks);
-    } catch (error) {
-      const refusing = storeFailed(plan, error, ctx);
-      if (refusing === undefined) return next();
-      if (listeners.size > 0)
-        emit({ type: 'refused', rule: refusing.name, kind: refusing.kind, reason: 'unavailable' });
-      const headers: Record<string, string> = {};
-      const refusal = refuse(
-        refusing,
-        'unavailable',
-        1_000,
-        0,
-        asTool && refusing.tool !== undefined,
-        headers,
-      );
-      if (http) for (const [name, value] of Object.entries(headers)) ctx.setHeader(name, value);
-      return refusal;
-    }
+  /** What the request is refused with when the store could not be asked (or `next()` when it fails open). */
+  const unreachable = (
+    plan: Plan,
+    error: unknown,
+    ctx: MiddlewareContext,
+    next: () => Promise<unknown>,
+    asTool: boolean,
+    http: boolean,
+  ): unknown => {
+    const refusing = storeFailed(plan, error, ctx);
+    if (refusing === undefined) return next();
+    if (listeners.size > 0)
+      emit({ type: 'refused', rule: refusing.name, kind: refusing.kind, reason: 'unavailable' });
+    const headers: Record<string, string> = {};
+    const refusal = refuse(refusing, 'unavailable', 1_000, 0, asTool && refusing.tool !== undefined, headers);
+    if (http) for (const [name, value] of Object.entries(headers)) ctx.setHeader(name, value);
+    return refusal;
+  };
+
+  /** Admits the request (and releases its holds once it is served) or refuses it, from the store's outcomes. */
+  const decide = (
+    plan: Plan,
+    outcomes: readonly LimitOutcome[],
+    ctx: MiddlewareContext,
+    next: () => Promise<unknown>,
+    holds: readonly LimitHold[] | undefined,
+    asTool: boolean,
+    http: boolean,
+  ): unknown => {
     if (downSince !== undefined) storeBack();
+    const rules = plan.rules;
     // The binding refusal: the one that lasts longest; a tool error only when every refusing rule is a tool limit.
     let binding: number | undefined;
     let toolsOnly = true;
@@ -216,11 +204,47 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
       ctx.setHeader('ratelimit', rateLimitOf(plan, outcomes));
     }
     if (holds === undefined) return next();
-    try {
-      return await next();
-    } finally {
-      release(holds);
+    return next().finally(() => release(holds));
+  };
+
+  // Not an async function: with a store that answers at once (the in-memory one), an admitted request goes
+  // on to `next()` in the same turn, without waiting a microtask for the store's answer.
+  const middleware = (ctx: MiddlewareContext, next: () => Promise<unknown>): unknown => {
+    const plan = planner.planOf(ctx);
+    const rules = plan.rules;
+    if (rules.length === 0) return next();
+    const checks: LimitCheck[] = [];
+    let holds: LimitHold[] | undefined;
+    for (const rule of rules) {
+      const key = keyOf(rule, ctx);
+      if (rule.kind === 'concurrency') {
+        const holder = `${node}:${++holders}`;
+        checks.push({ kind: 'concurrency', key, limit: rule.limit, holder });
+        holds ??= [];
+        holds.push({ key, holder });
+      } else {
+        // A cost above the limit spends all of it (more could never pass).
+        const cost = Math.min(plan.cost, rule.limit);
+        checks.push({ kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost });
+      }
     }
+    // A task-augmented call expects a task or an error, never a plain tool result.
+    const asTool = ctx.method === 'tools/call' && ctx.params.task === undefined;
+    const http = withHeaders && ctx.transport === 'http';
+    let consumed: ReturnType<LimitStore['consume']>;
+    try {
+      consumed = store.consume(checks);
+    } catch (error) {
+      return unreachable(plan, error, ctx, next, asTool, http);
+    }
+    // Any thenable a custom store returns, not only a native promise.
+    if (typeof (consumed as { then?: unknown }).then === 'function') {
+      return Promise.resolve(consumed).then(
+        (outcomes) => decide(plan, outcomes, ctx, next, holds, asTool, http),
+        (error: unknown) => unreachable(plan, error, ctx, next, asTool, http),
+      );
+    }
+    return decide(plan, consumed as readonly LimitOutcome[], ctx, next, holds, asTool, http);
   };
 
   const release = (holds: readonly LimitHold[]): void => {
