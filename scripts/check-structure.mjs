@@ -19,6 +19,11 @@
 //    Pier's "costly GC state": ~1.3 MB promoted per young collection at 2,000 calls a second and pauses of
 //    3–4 ms instead of 0.4 ms (bench/README.md, "Garbage collection"). A closure held in a `const` first and
 //    then assigned is allocated young.
+// 5. No object literal that begins with a spread and goes on (`{ ...result, resultType: 'complete' }`,
+//    `{ ...a, ...b }`) on the request path (transport-http, core's engine and handler context). On Node 20
+//    (V8 11.3) each such literal gets a hidden class of its own, made in the old generation: two per 2026-07-28
+//    call came from `encodeModern` alone. `Object.assign({}, a, { … })` or the literal members first
+//    (`{ k, ...a }`) reuse one.
 //
 // Prints every finding and exits 1 when there is one.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -226,10 +231,35 @@ for (const { dir } of packages) {
   }
 }
 
+// 5. Object literals that begin with a spread and go on, on the request path (see the header).
+const REQUEST_PATH = ['packages/transport-http/src', 'packages/core/src/engine', 'packages/core/src/context'];
+for (const base of REQUEST_PATH) {
+  for (const file of files(join(ROOT, base), isSource)) {
+    const path = relative(ROOT, file);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes('...')) continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (node) => {
+      if (
+        ts.isObjectLiteralExpression(node) &&
+        node.properties.length > 1 &&
+        ts.isSpreadAssignment(node.properties[0])
+      ) {
+        const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+        findings.push(
+          `${path}:${line + 1}: an object literal that begins with a spread and goes on: V8 makes it a new hidden class each time; use Object.assign({}, …) or put the literal members first`,
+        );
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+}
+
 if (findings.length > 0) {
   for (const finding of findings) console.error(finding);
   process.exit(1);
 }
 console.log(
-  `structure: no SDK internals in ${packages.length} packages' builds, no import cycle, no accessor in an object literal, no function literal assigned to a property`,
+  `structure: no SDK internals in ${packages.length} packages' builds, no import cycle, no accessor in an object literal, no function literal assigned to a property, no spread-first object literal on the request path`,
 );

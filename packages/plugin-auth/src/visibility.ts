@@ -35,6 +35,11 @@ export function hideUnusable(authenticator: Required<Pick<HttpAuthenticator, 'sc
     });
     // A list that depends on who asks must never be shared by caches (2026-07-28 `cacheScope`); the 2025
     // revisions have no such field.
-    return { ...result, [key]: kept, ...(request.era === 'modern' && { cacheScope: 'private' }) };
+    return Object.assign(
+      {},
+      result,
+      { [key]: kept },
+      request.era === 'modern' ? { cacheScope: 'private' } : undefined,
+    );
   };
 }

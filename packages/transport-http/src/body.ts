@@ -92,7 +92,7 @@ export function refuseOversizedBody(
   body: string,
   headers: HeaderMap,
 ): void {
-  res.writeHead(413, { ...headers, connection: 'close' });
+  res.writeHead(413, Object.assign({}, headers, { connection: 'close' }));
   // Written but not ended: ending now would close the socket while the client is still sending.
   res.write(body);
   if (req.readableEnded || req.destroyed || awaitsContinue(req)) {

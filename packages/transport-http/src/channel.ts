@@ -75,7 +75,7 @@ export class Channel {
     if (this.#started || this.#ended) return;
     this.#sse = true;
     this.#started = true;
-    this.#exchange.startStream({ ...this.#headers, ...SSE_HEADERS });
+    this.#exchange.startStream(Object.assign({}, this.#headers, SSE_HEADERS));
     const keepAlive = setInterval(() => this.#write(KEEP_ALIVE_FRAME), SSE_KEEP_ALIVE_MS);
     // Node and Bun: the timer must not keep the process alive on its own (Deno and Workers have no unref).
     (keepAlive as { unref?: () => void }).unref?.();
@@ -125,7 +125,7 @@ export class Channel {
     if (!this.open) return;
     if (this.#sse) throw new Error('Channel: a JSON body cannot follow an SSE stream');
     this.#ended = true;
-    this.#exchange.respond(status, { ...this.#headers, ...headers }, body);
+    this.#exchange.respond(status, Object.assign({}, this.#headers, headers), body);
   }
 
   /**
@@ -143,7 +143,10 @@ export class Channel {
       // each to validate and write.
       this.#exchange.respond(
         200,
-        { ...this.#headers, 'content-type': SSE_TYPE, 'content-length': String(byteLength(held)) },
+        Object.assign({}, this.#headers, {
+          'content-type': SSE_TYPE,
+          'content-length': String(byteLength(held)),
+        }),
         held,
       );
       return;

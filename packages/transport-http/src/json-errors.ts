@@ -49,7 +49,10 @@ export function jsonError(code: number, message: string, id: EchoId = null): str
 
 /** `extra` headers, then the content type and length of a JSON `body`. */
 export function jsonHeaders(body: string, extra?: Readonly<Record<string, string>>): Record<string, string> {
-  return { ...extra, 'content-type': 'application/json', 'content-length': String(byteLength(body)) };
+  return Object.assign({}, extra, {
+    'content-type': 'application/json',
+    'content-length': String(byteLength(body)),
+  });
 }
 
 /** The id to echo on an error answer: a single request's string or number id, else `null`. */

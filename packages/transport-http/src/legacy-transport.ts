@@ -146,7 +146,7 @@ export class LegacyTransport {
     }
     if (requests.length === 0) {
       for (const message of messages) void this.#engine.handle(message, baseInbound());
-      res.respond(202, { ...this.#headers(), 'content-length': '0' }, '');
+      res.respond(202, Object.assign(this.#headers(), { 'content-length': '0' }), '');
       return;
     }
 
@@ -236,7 +236,7 @@ export class LegacyTransport {
       return refuse(exchange, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
     }
     if (this.#refusedSessionOrVersion(exchange)) return;
-    exchange.respond(200, { ...this.#headers(), 'content-length': '0' }, '');
+    exchange.respond(200, Object.assign(this.#headers(), { 'content-length': '0' }), '');
     await this.close();
   }
 
@@ -290,11 +290,10 @@ export class LegacyTransport {
       const body = JSON.stringify(only.message);
       current.respond(
         200,
-        {
-          ...only.headers,
+        Object.assign({}, only.headers, {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(body)),
-        },
+        }),
         body,
       );
     } else current.json(200, JSON.stringify(answers.map((a) => a.message)));

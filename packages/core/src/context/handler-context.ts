@@ -137,10 +137,12 @@ export class HandlerContext implements ToolContext, ResourceContext, PromptConte
     const url = (request as { mode?: unknown }).mode === 'url';
     // As the SDK sends them: a form request names its mode; a URL one has an id (2025-11-25 wants one).
     const params: Record<string, unknown> = url
-      ? { ...request, elicitationId: (request as { elicitationId?: string }).elicitationId ?? randomId() }
+      ? Object.assign({}, request, {
+          elicitationId: (request as { elicitationId?: string }).elicitationId ?? randomId(),
+        })
       : (request as { mode?: unknown }).mode === 'form'
         ? { ...request }
-        : { ...request, mode: 'form' };
+        : Object.assign({}, request, { mode: 'form' });
     return this.#ask(
       'elicit',
       { method: 'elicitation/create', params: request } as InputRequest,

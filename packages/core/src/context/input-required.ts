@@ -228,7 +228,7 @@ export async function nextRound(
 ): Promise<InputRequiredResult> {
   const next: RoundState = {
     v: 1,
-    a: { ...(state?.a ?? {}), ...round.used },
+    a: Object.assign({}, state?.a, round.used),
     t: await target(),
     r: (state?.r ?? 0) + 1,
   };

@@ -131,7 +131,9 @@ export class Engine {
     for (const extra of options.capabilities) capabilities = mergeCapabilities(capabilities, extra);
     this.#statelessCapabilities = capabilities;
     this.#capabilities = catalog.subscribable
-      ? { ...capabilities, resources: { ...capabilities.resources, subscribe: true } }
+      ? Object.assign({}, capabilities, {
+          resources: Object.assign({}, capabilities.resources, { subscribe: true }),
+        })
       : capabilities;
   }
 
@@ -401,7 +403,7 @@ export class Engine {
       return {
         message: errorMessage(call.id, body),
         status: http?.status ?? 200,
-        headers: http?.headers === undefined ? headers : { ...headers, ...lowerCased(http.headers) },
+        headers: http?.headers === undefined ? headers : Object.assign({}, headers, lowerCased(http.headers)),
         ...(http?.body !== undefined && { httpBody: http.body }),
       };
     }
@@ -569,7 +571,7 @@ export function mergeCapabilities(base: ServerCapabilities, extra: ServerCapabil
     const current = merged[key];
     merged[key] =
       typeof current === 'object' && current !== null && typeof value === 'object' && value !== null
-        ? { ...current, ...value }
+        ? Object.assign({}, current, value)
         : value;
   }
   return merged as ServerCapabilities;

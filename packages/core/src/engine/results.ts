@@ -57,11 +57,13 @@ export function toResourceResult(
 export function toPromptResult(value: unknown, description: string | undefined): GetPromptResult {
   const described = description === undefined ? {} : { description };
   if (typeof value === 'string') {
-    return { ...described, messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+    return Object.assign({}, described, {
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: value } }],
+    });
   }
-  if (Array.isArray(value)) return { ...described, messages: value as PromptMessage[] };
+  if (Array.isArray(value)) return Object.assign({}, described, { messages: value as PromptMessage[] });
   if (isPlainObject(value) && Array.isArray(value.messages)) return value as GetPromptResult;
-  return { ...described, messages: [value as PromptMessage] };
+  return Object.assign({}, described, { messages: [value as PromptMessage] });
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {

@@ -36,10 +36,12 @@ export function defineListen(engine: Engine, updates: ResourceUpdates): void {
         throw new ProtocolError(ProtocolErrorCode.InternalError, 'Subscription limit reached');
       const honored = honoredSubset(requested, engine.capabilities(true));
       const id = call.id;
-      const stamp = (params: JsonObject): JsonObject => ({
-        ...params,
-        _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), [Meta.subscriptionId]: id },
-      });
+      const stamp = (params: JsonObject): JsonObject =>
+        Object.assign({}, params, {
+          _meta: Object.assign({}, isJsonObject(params._meta) ? params._meta : undefined, {
+            [Meta.subscriptionId]: id,
+          }),
+        });
       call.sendRelated(
         notificationMessage('notifications/subscriptions/acknowledged', stamp({ notifications: honored })),
       );
@@ -109,7 +111,7 @@ function notificationOf(filter: Filter, event: BusEvent): { method: string; para
         : undefined;
     case 'resource_updated':
       return filter.resourceSubscriptions?.includes(event.uri) === true
-        ? { method: 'notifications/resources/updated', params: { ...params, uri: event.uri } }
+        ? { method: 'notifications/resources/updated', params: Object.assign({}, params, { uri: event.uri }) }
         : undefined;
     default:
       return undefined;

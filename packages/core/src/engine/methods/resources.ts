@@ -225,17 +225,17 @@ async function listTemplate(
     const { name, title, description, mimeType, icons, _meta } = item as Exclude<ListedResource, string>;
     const mime = mimeType ?? declaration.mimeType;
     // As the SDK lists them: the template's own metadata, then the item's.
-    resources.push({
-      ...template.metadata,
-      ...listedMeta(declaration),
-      uri,
-      name: typeof name === 'string' && name !== '' ? name : uri,
-      ...(typeof title === 'string' && { title }),
-      ...(typeof description === 'string' && { description }),
-      ...(mime !== undefined && { mimeType: mime }),
-      ...(Array.isArray(icons) && { icons }),
-      ...(isJsonObject(_meta) && { _meta: { ...declaration._meta, ..._meta } }),
-    });
+    resources.push(
+      Object.assign({}, template.metadata, listedMeta(declaration), {
+        uri,
+        name: typeof name === 'string' && name !== '' ? name : uri,
+        ...(typeof title === 'string' && { title }),
+        ...(typeof description === 'string' && { description }),
+        ...(mime !== undefined && { mimeType: mime }),
+        ...(Array.isArray(icons) && { icons }),
+        ...(isJsonObject(_meta) && { _meta: Object.assign({}, declaration._meta, _meta) }),
+      }),
+    );
   }
   return resources;
 }

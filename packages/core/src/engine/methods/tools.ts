@@ -161,11 +161,14 @@ async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Prom
     // SEP-2106: a non-object structured result also goes as text, and 2025 clients get it wrapped.
     const content = Array.isArray(shaped.content) ? (shaped.content as { type?: unknown }[]) : [];
     if (!content.some((block) => block?.type === 'text')) {
-      shaped = { ...shaped, content: [...content, { type: 'text', text: JSON.stringify(structured) }] };
+      shaped = Object.assign({}, shaped, {
+        content: [...content, { type: 'text', text: JSON.stringify(structured) }],
+      });
     }
-    if (call.era === 'legacy') shaped = { ...shaped, structuredContent: { result: structured } };
+    if (call.era === 'legacy')
+      shaped = Object.assign({}, shaped, { structuredContent: { result: structured } });
   } else if (shaped.content === undefined) {
-    shaped = { ...shaped, content: [] };
+    shaped = Object.assign({}, shaped, { content: [] });
   }
   return shaped;
 }

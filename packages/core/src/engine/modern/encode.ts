@@ -22,7 +22,7 @@ export function encodeModern(method: string, result: JsonObject, serverInfo: Jso
   let out: JsonObject;
   const type = result.resultType;
   if (type === undefined) {
-    out = { ...result, resultType: 'complete' };
+    out = Object.assign({}, result, { resultType: 'complete' });
   } else if (type === 'complete' || EXTENDED.has(method)) {
     out = result;
   } else {
@@ -34,18 +34,17 @@ export function encodeModern(method: string, result: JsonObject, serverInfo: Jso
   if (out.resultType === 'complete' && CACHEABLE.has(method)) {
     const ttlMs = out.ttlMs;
     const cacheScope = out.cacheScope;
-    out = {
-      ...out,
+    out = Object.assign({}, out, {
       ttlMs: typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs >= 0 ? ttlMs : 0,
       cacheScope: cacheScope === 'public' || cacheScope === 'private' ? cacheScope : 'private',
-    };
+    });
   }
   const meta = out._meta;
   if (meta === undefined) {
-    if (out === result) out = { ...out };
+    if (out === result) out = Object.assign({}, out);
     out._meta = { [Meta.serverInfo]: serverInfo };
     return out;
   }
   if (!isJsonObject(meta) || meta[Meta.serverInfo] !== undefined) return out;
-  return { ...out, _meta: { ...meta, [Meta.serverInfo]: serverInfo } };
+  return Object.assign({}, out, { _meta: Object.assign({}, meta, { [Meta.serverInfo]: serverInfo }) });
 }
