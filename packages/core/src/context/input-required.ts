@@ -169,31 +169,69 @@ export class InputRound {
  * `input_required` result carrying every question the handler asked and the state for the next round.
  * A state minted for another request, principal, or past `maxRounds` is refused like a forged one.
  */
-export async function runRound<T>(
+export function runRound<T>(
   request: RoundRequest,
   target: Target,
   codec: RoundCodec,
   maxRounds: number,
   handler: (round: InputRound) => Promise<T>,
+  failure: (error: unknown) => unknown = same,
 ): Promise<T | InputRequiredResult> {
-  const state = await verifiedState(request, target, maxRounds);
+  // A first round has no state to check: the handler starts in this turn (no promise waited for first).
+  if (request.verifiedState === undefined) return round(request, undefined, target, codec, handler, failure);
+  return verifiedState(request, target, maxRounds).then((state) =>
+    round(request, state, target, codec, handler, failure),
+  );
+}
+
+/**
+ * One promise per call, settled by whichever comes first: the handler's end (its result, or what it threw
+ * as `failure` maps it) or its questions (the `input_required` result).
+ */
+function round<T>(
+  request: RoundRequest,
+  state: RoundState | undefined,
+  target: Target,
+  codec: RoundCodec,
+  handler: (round: InputRound) => Promise<T>,
+  failure: (error: unknown) => unknown,
+): Promise<T | InputRequiredResult> {
   const round = new InputRound(state?.a ?? {}, request);
-  const running = handler(round);
-  // One promise per call, settled by whichever comes first: the handler's end or its questions.
-  const outcome = await new Promise<{ value: T } | { error: unknown } | undefined>((resolve) => {
-    round.whenStalled(() => resolve(undefined));
+  let running: Promise<T>;
+  try {
+    running = handler(round);
+  } catch (error) {
+    return Promise.reject(failure(error));
+  }
+  return new Promise<T | InputRequiredResult>((resolve, reject) => {
+    let settled = false;
+    const ask = () => {
+      if (settled) return;
+      settled = true;
+      round.abandon();
+      running.catch(() => undefined);
+      resolve(nextRound(round, state, target, codec));
+    };
+    round.whenStalled(ask);
     running.then(
-      (value) => resolve({ value }),
-      (error: unknown) => resolve({ error }),
+      (value) => {
+        if (settled) return;
+        if (round.pending.size > 0) return ask();
+        settled = true;
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        if (round.pending.size > 0) return ask();
+        settled = true;
+        reject(failure(error));
+      },
     );
   });
-  if (outcome !== undefined && round.pending.size === 0) {
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value;
-  }
-  round.abandon();
-  running.catch(() => undefined);
-  return nextRound(round, state, target, codec);
+}
+
+function same(error: unknown): unknown {
+  return error;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AuthInfo, ClientCapabilities, Implementation } from '@modelcontext
 import type { PromptDeclaration, ResourceDeclaration, ToolDeclaration } from '../declaring/model.js';
 import { PierError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { JsonObject, RequestId } from './wire.js';
+import { isThenable, type JsonObject, type RequestId } from './wire.js';
 
 /** What a request names, resolved before middleware runs. */
 export type Target =
@@ -143,34 +143,94 @@ export function compose<C extends MiddlewareContext>(
 ): (call: C) => Promise<JsonObject> {
   const chain = entries.filter((entry) => matches(entry, method)).map((entry) => entry.middleware);
   if (chain.length === 0) return run;
-  return (call) => dispatch(chain, 0, call, run, { index: -1 });
+  return (call) => dispatch(new Onion(chain, call, run), 0);
 }
 
-async function dispatch<C extends MiddlewareContext>(
-  chain: readonly Middleware[],
-  position: number,
-  call: C,
-  run: (call: C) => Promise<JsonObject>,
-  progress: { index: number },
-): Promise<JsonObject> {
-  if (position <= progress.index)
-    throw new PierError('OPTIONS_INVALID', 'middleware: next() called more than once');
-  progress.index = position;
-  if (position === chain.length) return run(call);
-  const middleware = chain[position] as Middleware;
-  let nextResult: JsonObject | undefined;
-  const next = async () => {
-    nextResult = await dispatch(chain, position + 1, call, run, progress);
-    return nextResult;
+/**
+ * One request's way through its chain. No async function, and per level no closure but `next`: a
+ * middleware that hands back what `next()` gave it (`(ctx, next) => next()`) adds nothing more; one that
+ * returns a promise of its own is followed with one `then`. The last result a level settled with is kept
+ * here for a level above whose middleware only awaited `next()`, and forgotten when a level fails.
+ */
+class Onion<C extends MiddlewareContext> {
+  /** The deepest level started: `next()` may start each level once. */
+  started = -1;
+  /** The promise the last `next()` returned. */
+  forwarded: Promise<JsonObject> | undefined = undefined;
+  /** The last result a level settled with, and that level (-1: none, or a failure since). */
+  result: JsonObject | undefined = undefined;
+  resultLevel = -1;
+
+  constructor(
+    readonly chain: readonly Middleware[],
+    readonly call: C,
+    readonly run: (call: C) => Promise<JsonObject>,
+  ) {}
+
+  failed(error: unknown): Promise<never> {
+    this.resultLevel = -1;
+    return Promise.reject(error);
+  }
+}
+
+function dispatch<C extends MiddlewareContext>(onion: Onion<C>, level: number): Promise<JsonObject> {
+  if (level <= onion.started) {
+    return onion.failed(new PierError('OPTIONS_INVALID', 'middleware: next() called more than once'));
+  }
+  onion.started = level;
+  const chain = onion.chain;
+  if (level === chain.length) {
+    let ran: Promise<JsonObject>;
+    try {
+      ran = onion.run(onion.call);
+    } catch (error) {
+      return onion.failed(error);
+    }
+    return ran.then(
+      (result) => kept(onion, level, result),
+      (error: unknown) => onion.failed(error),
+    );
+  }
+  const next = () => {
+    const forwarded = dispatch(onion, level + 1);
+    onion.forwarded = forwarded;
+    return forwarded;
   };
-  const returned = await middleware(call, next);
+  let returned: unknown;
+  try {
+    returned = (chain[level] as Middleware)(onion.call, next);
+    // `return next()`: the next level's promise is this level's answer as it is.
+    if (returned === onion.forwarded && returned !== undefined) return returned as Promise<JsonObject>;
+    if (!isThenable(returned)) return Promise.resolve(settled(onion, level, returned));
+  } catch (error) {
+    return onion.failed(error);
+  }
+  return Promise.resolve(returned).then(
+    (value) => settled(onion, level, value),
+    (error: unknown) => onion.failed(error),
+  );
+}
+
+function kept<C extends MiddlewareContext>(onion: Onion<C>, level: number, result: JsonObject): JsonObject {
+  onion.result = result;
+  onion.resultLevel = level;
+  return result;
+}
+
+/** What a level's middleware ended with: the result it returned, or the one its `next()` settled with. */
+function settled<C extends MiddlewareContext>(onion: Onion<C>, level: number, returned: unknown): JsonObject {
   if (returned !== undefined && returned !== null) {
     if (typeof returned !== 'object' || Array.isArray(returned)) {
-      throw new TypeError(`a middleware of ${call.method} returned ${typeof returned}, not a result object`);
+      onion.resultLevel = -1;
+      throw new TypeError(
+        `a middleware of ${onion.call.method} returned ${typeof returned}, not a result object`,
+      );
     }
-    return returned as JsonObject;
+    return kept(onion, level, returned as JsonObject);
   }
-  // `await next()` without `return`: the result passes through unchanged.
-  if (nextResult !== undefined) return nextResult;
-  throw new TypeError(`a middleware of ${call.method} neither returned a result nor called next()`);
+  // `await next()` without `return`: the result passes through unchanged — only one settled further in
+  // with no failure since (a level between that failed, its failure swallowed here, leaves none).
+  if (onion.resultLevel > level) return kept(onion, level, onion.result as JsonObject);
+  onion.resultLevel = -1;
+  throw new TypeError(`a middleware of ${onion.call.method} neither returned a result nor called next()`);
 }

@@ -34,9 +34,13 @@ export class Rounds {
    * Verifies a retry's `requestState` before its handler runs: a state that is not a string, is forged,
    * expired, or minted for another method or principal is refused with `-32602`.
    */
-  async verify(call: Call): Promise<void> {
+  verify(call: Call): Promise<void> | undefined {
     const state = call.params.requestState;
-    if (state === undefined) return;
+    if (state === undefined) return undefined;
+    return this.#verified(call, state);
+  }
+
+  async #verified(call: Call, state: unknown): Promise<void> {
     if (typeof state !== 'string') throw invalidState();
     try {
       call.verifiedState = await this.#codec.verify(state, bindingOf(call));
@@ -64,26 +68,27 @@ export class Rounds {
    * Runs `handler` as one round (2026-07-28) or straight (2025). An uncaught question the client cannot
    * answer is the protocol's `-32021` on 2026-07-28.
    */
-  async run<T>(
+  run<T>(
     call: Call,
     name: string,
     args: unknown,
     handler: (round: InputRound | undefined) => Promise<T>,
   ): Promise<T | InputRequiredResult> {
     if (call.era !== 'modern') return handler(undefined);
-    try {
-      return await runRound(
-        call,
-        this.targetOf(call, name, args),
-        this.codecFor(call),
-        this.maxRounds,
-        handler,
-      );
-    } catch (error) {
-      const refused = error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined;
-      throw refused ?? error;
-    }
+    return runRound(
+      call,
+      this.targetOf(call, name, args),
+      this.codecFor(call),
+      this.maxRounds,
+      handler,
+      refusedOrSame,
+    );
   }
+}
+
+/** A question the client cannot answer is `-32021` on 2026-07-28; anything else stays as it is. */
+function refusedOrSame(error: unknown): unknown {
+  return (error instanceof MissingClientCapabilityError ? refusedQuestion(error) : undefined) ?? error;
 }
 
 /** Whether an error a handler threw is one Pier answers as a protocol error (not the tool's failure). */

@@ -47,11 +47,12 @@ export function scopesMiddleware(authenticator: HttpAuthenticator | undefined): 
   return {
     match: SCOPED_METHODS,
     source: 'core (scopes)',
-    middleware: async (ctx, next) => {
+    // Not async: a request it lets through goes on in the same turn (every tools/call passes here).
+    middleware: (ctx, next) => {
       const scopes = ctx.target?.declaration.scopes;
       const challenge = scopeChallenge(authenticator, scopes, ctx.auth);
-      if (challenge !== undefined) throw await insufficientScope(challenge, ctx.auth as AuthInfo);
-      return next();
+      if (challenge === undefined) return next();
+      return insufficientScope(challenge, ctx.auth as AuthInfo).then((refusal) => Promise.reject(refusal));
     },
   };
 }

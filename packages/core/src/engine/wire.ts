@@ -174,3 +174,12 @@ export function echoId(body: unknown): RequestId | null {
   if (!isJsonObject(body)) return null;
   return isRequestId(body.id) ? body.id : null;
 }
+
+/** Whether `value` is a promise or another thenable (what `await` would wait for). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

@@ -33,7 +33,7 @@ export function definePrompts(engine: Engine, rounds: Rounds, notifier: Resource
           'Invalid prompts/get request: params.name must be a string',
         );
       }
-      if (call.era === 'modern') await rounds.verify(call);
+      if (call.era === 'modern' && call.params.requestState !== undefined) await rounds.verify(call);
       const prompt = catalog.prompts.get(name);
       if (prompt === undefined)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);

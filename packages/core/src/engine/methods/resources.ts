@@ -79,7 +79,7 @@ export function defineResources(
           'Invalid resources/read request: params.uri must be a string',
         );
       }
-      if (call.era === 'modern') await rounds.verify(call);
+      if (call.era === 'modern' && call.params.requestState !== undefined) await rounds.verify(call);
       let uri: URL;
       try {
         uri = new URL(raw);

@@ -5,6 +5,7 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcon
 import { HandlerContext } from '../../context/handler-context.js';
 import { type InputRound, isProtocolAnswer } from '../../context/input-required.js';
 import type { ContextOverrides, ResourceNotifier } from '../../context/types.js';
+import type { PreparedSchema } from '../../declaring/schema.js';
 import { RequestRefusedError } from '../../errors.js';
 import { Tasks } from '../../extensions/tasks.js';
 import type { Logger } from '../../logger.js';
@@ -15,7 +16,7 @@ import type { Target } from '../middleware.js';
 import { paramHeaderRefusal } from '../param-headers.js';
 import { toolErrorResult, toToolResult } from '../results.js';
 import type { Rounds } from '../rounds.js';
-import { isJsonObject, type JsonObject } from '../wire.js';
+import { isJsonObject, isThenable, type JsonObject } from '../wire.js';
 import { formatIssues, listPage } from './lists.js';
 
 /** What serving tools needs besides the engine. */
@@ -70,7 +71,7 @@ async function callTool(
       'Invalid tools/call request: params.name must be a string',
     );
   }
-  if (call.era === 'modern') await services.rounds.verify(call);
+  if (call.era === 'modern' && call.params.requestState !== undefined) await services.rounds.verify(call);
   if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
   const args = call.arguments ?? {};
   let value: unknown = {};
@@ -87,13 +88,21 @@ async function callTool(
   }
   const logger = loggers.get(name) as Logger;
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
-  const run = async (round: InputRound | undefined, overrides?: ContextOverrides): Promise<CallToolResult> =>
-    toToolResult(
-      await handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides)),
+  const run = async (
+    round: InputRound | undefined,
+    overrides?: ContextOverrides,
+  ): Promise<CallToolResult> => {
+    const returned = handler(
+      value,
+      new HandlerContext(call, logger, services.notifier, round, undefined, overrides),
     );
+    // A handler that answers at once is not waited for (a promise less per call).
+    return toToolResult(isThenable(returned) ? await returned : returned);
+  };
   const invoke = async (round: InputRound | undefined): Promise<CallToolResult> => {
     try {
-      return await run(round);
+      const returned = handler(value, new HandlerContext(call, logger, services.notifier, round));
+      return toToolResult(isThenable(returned) ? await returned : returned);
     } catch (error) {
       // Protocol answers (-32021, a forged or stale requestState, a pending question) are not tool failures.
       if (
@@ -138,23 +147,40 @@ async function callTool(
   return finish(call, tool, result as CallToolResult);
 }
 
-/** Checks a result against the tool's output schema, then shapes it for the era. */
-async function finish(call: Call, tool: ToolEntry, result: CallToolResult): Promise<JsonObject> {
+/**
+ * Checks a result against the tool's output schema, then shapes it for the era. Without a schema to check
+ * (or a schema whose check answers at once), no promise.
+ */
+function finish(call: Call, tool: ToolEntry, result: CallToolResult): JsonObject | Promise<JsonObject> {
   const output = tool.output;
-  if (output !== undefined && result.isError !== true) {
-    if (result.structuredContent === undefined) {
-      return errorResult(
-        `Output validation error: Tool ${tool.name} has an output schema but no structured content was provided`,
-      );
-    }
-    let checked = output['~standard'].validate(result.structuredContent);
-    if (checked instanceof Promise) checked = await checked;
-    if (checked.issues !== undefined) {
-      return errorResult(
-        `Output validation error: Invalid structured content for tool ${tool.name}: ${formatIssues(checked.issues)}`,
-      );
-    }
+  if (output === undefined || result.isError === true) return shapedResult(call, result);
+  if (result.structuredContent === undefined) {
+    return errorResult(
+      `Output validation error: Tool ${tool.name} has an output schema but no structured content was provided`,
+    );
   }
+  const checked = output['~standard'].validate(result.structuredContent);
+  if (checked instanceof Promise)
+    return checked.then((settled) => checkedResult(call, tool, result, settled));
+  return checkedResult(call, tool, result, checked);
+}
+
+function checkedResult(
+  call: Call,
+  tool: ToolEntry,
+  result: CallToolResult,
+  checked: Awaited<ReturnType<PreparedSchema['~standard']['validate']>>,
+): JsonObject {
+  if (checked.issues !== undefined) {
+    return errorResult(
+      `Output validation error: Invalid structured content for tool ${tool.name}: ${formatIssues(checked.issues)}`,
+    );
+  }
+  return shapedResult(call, result);
+}
+
+/** A tool's result as the era carries it (SEP-2106's non-object structured content; `content` always). */
+function shapedResult(call: Call, result: CallToolResult): JsonObject {
   let shaped = result as JsonObject;
   const structured = shaped.structuredContent;
   if (structured !== undefined && !isJsonObject(structured)) {
