@@ -37,7 +37,8 @@ export type ServerId =
   | 'pier-otel-floor'
   | 'pier-limits'
   | 'pier-limits-no-headers'
-  | 'pier-noop-middleware';
+  | 'pier-noop-middleware'
+  | 'pier-noop-headers';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -252,6 +253,11 @@ const VARIANTS: readonly [string, string, Readonly<Record<string, string>>][] = 
     'pier-noop-middleware',
     'Pier + one middleware on tools/call that only calls next()',
     { BENCH_LIMITS: 'noop' },
+  ],
+  [
+    'pier-noop-headers',
+    'Pier + one middleware on tools/call that sets the two RateLimit fields (constant) and calls next()',
+    { BENCH_LIMITS: 'noop-headers' },
   ],
 ];
 export const PLUGIN_VARIANTS: readonly ServerSpec[] = VARIANTS.map(([id, label, env]) => ({

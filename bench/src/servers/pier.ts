@@ -124,6 +124,16 @@ const limitsMode = process.env.BENCH_LIMITS;
 const limitPlugins: PierPlugin[] = [];
 if (limitsMode === 'noop') {
   limitPlugins.push({ name: 'noop', setup: (ctx) => ctx.use('tools/call', (_request, next) => next()) });
+} else if (limitsMode === 'noop-headers') {
+  limitPlugins.push({
+    name: 'noop',
+    setup: (ctx) =>
+      ctx.use('tools/call', (request, next) => {
+        request.setHeader('ratelimit-policy', '"echo";q=1000000000;w=1');
+        request.setHeader('ratelimit', '"echo";r=999999999;t=1');
+        return next();
+      }),
+  });
 } else if (limitsMode === 'memory' || limitsMode === 'redis' || limitsMode === 'redis-node-redis') {
   const { limitsPlugin } = await import('@pier/plugin-limits');
   const url = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
