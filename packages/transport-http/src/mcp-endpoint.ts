@@ -105,7 +105,15 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       return;
     }
     if (classified.era === 'modern') {
-      await serveModern(host, tracker, exchange, body as { method: string }, classified.envelope, authInfo);
+      const served = serveModern(
+        host,
+        tracker,
+        exchange,
+        body as { method: string },
+        classified.envelope,
+        authInfo,
+      );
+      if (served !== undefined) await served;
       return;
     }
     if (sessions !== undefined) {

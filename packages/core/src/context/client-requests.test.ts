@@ -218,6 +218,44 @@ describe('over modern (2026-07-28): input-required rounds, answered by the SDK c
     expect(asked).toEqual(['sampling', 'elicitation Who are you?']);
   });
 
+  it('a handler that returns at once but asked first (without waiting) still asks: no round is skipped', async () => {
+    let runs = 0;
+    const quick = createServer(
+      defineServer({
+        name: 'quick',
+        version: '1.0.0',
+        tools: [
+          defineTool({
+            name: 'ask_and_go',
+            // Not async: the engine answers a handler's plain value without a promise, unless it asked.
+            handler: (_args, ctx) => {
+              runs += 1;
+              ctx
+                .elicit({ message: 'Sure?', requestedSchema: { type: 'object', properties: {} } })
+                .catch(() => {});
+              return `run ${runs}`;
+            },
+          }),
+        ],
+      }),
+      { handleSignals: false, logStream: { write: () => true } },
+    );
+    const asked: string[] = [];
+    const client = await connect(
+      'modern',
+      { elicitation: {} },
+      (c) =>
+        c.setRequestHandler('elicitation/create', async (request) => {
+          asked.push(request.params.message);
+          return { action: 'accept', content: {} };
+        }),
+      quick,
+    );
+    const result = await client.callTool({ name: 'ask_and_go', arguments: {} });
+    expect(asked).toEqual(['Sure?']);
+    expect(result.content).toEqual([{ type: 'text', text: 'run 2' }]);
+  });
+
   it('asking for a capability the request did not declare is the spec’s -32021, naming it', async () => {
     thrown.length = 0;
     const client = await connect('modern', {});

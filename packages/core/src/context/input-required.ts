@@ -12,7 +12,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import { nextTurn, sha256 } from '../engine/runtime.js';
-import { isJsonObject } from '../engine/wire.js';
+import { isJsonObject, isThenable } from '../engine/wire.js';
 import { MissingClientCapabilityError } from '../errors.js';
 
 /** What a round reads of the request it serves. */
@@ -174,9 +174,9 @@ export function runRound<T>(
   target: Target,
   codec: RoundCodec,
   maxRounds: number,
-  handler: (round: InputRound) => Promise<T>,
+  handler: (round: InputRound) => T | Promise<T>,
   failure: (error: unknown) => unknown = same,
-): Promise<T | InputRequiredResult> {
+): T | InputRequiredResult | Promise<T | InputRequiredResult> {
   // A first round has no state to check: the handler starts in this turn (no promise waited for first).
   if (request.verifiedState === undefined) return round(request, undefined, target, codec, handler, failure);
   return verifiedState(request, target, maxRounds).then((state) =>
@@ -185,32 +185,37 @@ export function runRound<T>(
 }
 
 /**
- * One promise per call, settled by whichever comes first: the handler's end (its result, or what it threw
- * as `failure` maps it) or its questions (the `input_required` result).
+ * One round: the handler's result (or what it threw, as `failure` maps it), or, once it asks something, the
+ * `input_required` result. A handler that answers at once is answered at once (no promise); otherwise one
+ * promise, settled by whichever comes first: the handler's end or its questions.
  */
 function round<T>(
   request: RoundRequest,
   state: RoundState | undefined,
   target: Target,
   codec: RoundCodec,
-  handler: (round: InputRound) => Promise<T>,
+  handler: (round: InputRound) => T | Promise<T>,
   failure: (error: unknown) => unknown,
-): Promise<T | InputRequiredResult> {
+): T | InputRequiredResult | Promise<T | InputRequiredResult> {
   const round = new InputRound(state?.a ?? {}, request);
-  let running: Promise<T>;
+  let returned: T | Promise<T>;
   try {
-    running = handler(round);
+    returned = handler(round);
   } catch (error) {
+    if (round.pending.size > 0) return asked(round, state, target, codec);
     return Promise.reject(failure(error));
   }
+  if (!isThenable(returned)) {
+    return round.pending.size > 0 ? asked(round, state, target, codec) : (returned as T);
+  }
+  const running = Promise.resolve(returned);
   return new Promise<T | InputRequiredResult>((resolve, reject) => {
     let settled = false;
     const ask = () => {
       if (settled) return;
       settled = true;
-      round.abandon();
       running.catch(() => undefined);
-      resolve(nextRound(round, state, target, codec));
+      resolve(asked(round, state, target, codec));
     };
     round.whenStalled(ask);
     running.then(
@@ -228,6 +233,17 @@ function round<T>(
       },
     );
   });
+}
+
+/** The round ends on its questions: pending asks are abandoned, and the client is asked them. */
+function asked(
+  round: InputRound,
+  state: RoundState | undefined,
+  target: Target,
+  codec: RoundCodec,
+): Promise<InputRequiredResult> {
+  round.abandon();
+  return nextRound(round, state, target, codec);
 }
 
 function same(error: unknown): unknown {

@@ -72,8 +72,8 @@ export class Rounds {
     call: Call,
     name: string,
     args: unknown,
-    handler: (round: InputRound | undefined) => Promise<T>,
-  ): Promise<T | InputRequiredResult> {
+    handler: (round: InputRound | undefined) => T | Promise<T>,
+  ): T | InputRequiredResult | Promise<T | InputRequiredResult> {
     if (call.era !== 'modern') return handler(undefined);
     return runRound(
       call,

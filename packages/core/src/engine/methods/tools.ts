@@ -99,21 +99,30 @@ async function callTool(
     // A handler that answers at once is not waited for (a promise less per call).
     return toToolResult(isThenable(returned) ? await returned : returned);
   };
-  const invoke = async (round: InputRound | undefined): Promise<CallToolResult> => {
+  // What the handler threw: a protocol answer (-32021, a forged or stale requestState, a pending question)
+  // goes on as it is; anything else is the tool's failure, answered as a tool error.
+  const failed = (error: unknown): CallToolResult => {
+    if (isProtocolAnswer(error) || isPending(error) || (call.era === 'modern' && isMissingCapability(error)))
+      throw error;
+    logger.warn('tool failed', { error: messageOfError(error) });
+    return toolErrorResult(error);
+  };
+  const shaped = (returned: unknown): CallToolResult => {
     try {
-      const returned = handler(value, new HandlerContext(call, logger, services.notifier, round));
-      return toToolResult(isThenable(returned) ? await returned : returned);
+      return toToolResult(returned);
     } catch (error) {
-      // Protocol answers (-32021, a forged or stale requestState, a pending question) are not tool failures.
-      if (
-        isProtocolAnswer(error) ||
-        isPending(error) ||
-        (call.era === 'modern' && isMissingCapability(error))
-      )
-        throw error;
-      logger.warn('tool failed', { error: messageOfError(error) });
-      return toolErrorResult(error);
+      return failed(error);
     }
+  };
+  // Not async: a handler that answers at once is answered at once, without a promise.
+  const invoke = (round: InputRound | undefined): CallToolResult | Promise<CallToolResult> => {
+    let returned: unknown;
+    try {
+      returned = handler(value, new HandlerContext(call, logger, services.notifier, round));
+    } catch (error) {
+      return failed(error);
+    }
+    return isThenable(returned) ? Promise.resolve(returned).then(shaped, failed) : shaped(returned);
   };
   const mode = tool.declaration.task ?? 'never';
   const tasks = services.tasks;
@@ -135,7 +144,8 @@ async function callTool(
     if (mode === 'required' && tasks !== undefined)
       throw Tasks.missing(`tool "${name}" runs as a task, so it`);
     try {
-      result = (await services.rounds.run(call, name, args, (round) => invoke(round))) as JsonObject;
+      const ran = services.rounds.run(call, name, args, invoke);
+      result = (isThenable(ran) ? await ran : ran) as JsonObject;
     } catch (error) {
       // A genuine state of another call (another tool, other arguments), or one round too many, is what the
       // tool's run refuses: reported as the tool's error, as the SDK reports it.
