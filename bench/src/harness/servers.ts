@@ -38,7 +38,8 @@ export type ServerId =
   | 'pier-limits'
   | 'pier-limits-no-headers'
   | 'pier-noop-middleware'
-  | 'pier-noop-headers';
+  | 'pier-noop-headers'
+  | 'hand-ratelimit-fields';
 
 export interface ServerSpec {
   readonly id: ServerId;
@@ -260,18 +261,29 @@ const VARIANTS: readonly [string, string, Readonly<Record<string, string>>][] = 
     { BENCH_LIMITS: 'noop-headers' },
   ],
 ];
-export const PLUGIN_VARIANTS: readonly ServerSpec[] = VARIANTS.map(([id, label, env]) => ({
-  id: id as ServerId,
-  label,
-  program: join(SERVERS_DIR, 'pier.js'),
-  env,
-  eras: ['modern', 'legacy'],
-  sessionful: false,
-  live: '/health/live',
-  ready: '/health/ready',
-  healthLoad: false,
-  countsChecks: true,
-}));
+export const PLUGIN_VARIANTS: readonly ServerSpec[] = [
+  ...VARIANTS.map(
+    ([id, label, env]): ServerSpec => ({
+      id: id as ServerId,
+      label,
+      program: join(SERVERS_DIR, 'pier.js'),
+      env,
+      eras: ['modern', 'legacy'],
+      sessionful: false,
+      live: '/health/live',
+      ready: '/health/ready',
+      healthLoad: false,
+      countsChecks: true,
+    }),
+  ),
+  {
+    // What node:http alone spends on the two RateLimit fields (the floor of any limiter that sends them).
+    ...(SERVERS.find((spec) => spec.id === 'hand') as ServerSpec),
+    id: 'hand-ratelimit-fields',
+    label: 'hand-written server answering with the two RateLimit fields (constant) besides Content-Type',
+    env: { HAND_RATELIMIT_FIELDS: 'on' },
+  },
+];
 
 /** Peer frameworks that are not installed or cannot run here, with the reason (for the report). */
 export const UNAVAILABLE_PEERS: readonly { readonly name: string; readonly reason: string }[] = [

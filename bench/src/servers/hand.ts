@@ -21,7 +21,16 @@ const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 
 const echoArgs = z.object(ECHO_INPUT);
 const TOOLS = [{ name: 'echo', description: ECHO_DESCRIPTION, inputSchema: z.toJSONSchema(echoArgs) }];
-const JSON_HEADERS = { 'content-type': 'application/json' };
+// `HAND_RATELIMIT_FIELDS=on` (server `hand-ratelimit-fields`): two more fields on every answer, as a limiter
+// sends them — what node:http alone spends writing them.
+const JSON_HEADERS: Readonly<Record<string, string>> =
+  process.env.HAND_RATELIMIT_FIELDS === 'on'
+    ? {
+        'content-type': 'application/json',
+        'ratelimit-policy': '"echo";q=1000000000;w=1',
+        ratelimit: '"echo";r=999999999;t=1',
+      }
+    : { 'content-type': 'application/json' };
 
 type Id = string | number;
 interface Rpc {
