@@ -68,8 +68,8 @@ export class LegacyTransport {
   #streamRequests = new Map<string, RequestId[]>();
   /** Answers held until every request of their stream is answered (`null`: no answer, it was cancelled). */
   #answers = new Map<RequestId, Answer | null>();
-  /** Event stores write in order: each stored event waits for the one before. */
-  #storing: Promise<unknown> = Promise.resolve();
+  /** Event stores write in order: each stored event waits for the one before (none yet: no promise). */
+  #storing: Promise<unknown> | undefined;
 
   constructor(options: LegacyTransportOptions) {
     this.#engine = options.engine;
@@ -257,16 +257,33 @@ export class LegacyTransport {
     this.#channel(streamId)?.event(JSON.stringify(message), eventId);
   }
 
-  /** A request is answered (`null`: it gets no answer); once its stream's requests all are, the stream ends. */
-  async #answer(requestId: RequestId, answer: Answer | null): Promise<void> {
+  /**
+   * A request is answered (`null`: it gets no answer); once its stream's requests all are, the stream ends.
+   * Without an event store, at once (no promise); with one, once the answer is stored.
+   */
+  #answer(requestId: RequestId, answer: Answer | null): Promise<void> | undefined {
     const streamId = this.#requestStreams.get(requestId);
-    if (streamId === undefined || this.#closed) return;
+    if (streamId === undefined || this.#closed) return undefined;
+    // The stream it was asked on, as it is now (a stream resumed while the answer is stored replays it).
     const channel = this.#channel(streamId);
-    let eventId: string | undefined;
-    if (answer !== null) {
-      if (this.#eventStore !== undefined) eventId = await this.#store(streamId, answer.message);
-      if (channel?.streaming === true) channel.event(JSON.stringify(answer.message), eventId);
+    if (answer === null || this.#eventStore === undefined) {
+      this.#answered(requestId, answer, streamId, channel, undefined);
+      return undefined;
     }
+    return this.#store(streamId, answer.message).then((eventId) =>
+      this.#answered(requestId, answer, streamId, channel, eventId),
+    );
+  }
+
+  #answered(
+    requestId: RequestId,
+    answer: Answer | null,
+    streamId: string,
+    channel: Channel | undefined,
+    eventId: string | undefined,
+  ): void {
+    if (answer !== null && channel?.streaming === true)
+      channel.event(JSON.stringify(answer.message), eventId);
     this.#answers.set(requestId, answer);
     const related = this.#streamRequests.get(streamId) ?? [requestId];
     if (!related.every((id) => this.#answers.has(id))) return;
@@ -355,7 +372,8 @@ export class LegacyTransport {
   #store(streamId: string, message: Message): Promise<string | undefined> {
     const store = this.#eventStore;
     if (store === undefined) return Promise.resolve(undefined);
-    const stored = this.#storing.then(() => store.storeEvent(streamId, message as JSONRPCMessage));
+    const previous = this.#storing ?? Promise.resolve();
+    const stored = previous.then(() => store.storeEvent(streamId, message as JSONRPCMessage));
     this.#storing = stored.catch(() => undefined);
     return stored;
   }
