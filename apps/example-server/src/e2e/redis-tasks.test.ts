@@ -158,7 +158,9 @@ describe('export_notes tasks when Redis or the process goes away', () => {
       const dataDir = await tempDir();
       const env = { REDIS_URL: redisUrl };
       const b = await startHttpApp({ env });
-      await addNotes(b.url, 400, 10);
+      // 1,200 notes: an export long enough (a write and an fsync a note) that a stop sent as it starts
+      // writing lands while it runs; with 400, a fast disk let all five attempts finish first once in CI.
+      await addNotes(b.url, 1_200, 10);
       // The notes are in Redis: each attempt starts a fresh first process and stops it (SIGINT) as soon as
       // its export writes. An export that finished first proves nothing: another attempt (at most 5).
       let task: TaskAnswer | undefined;
