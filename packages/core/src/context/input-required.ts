@@ -165,9 +165,10 @@ export class InputRound {
 }
 
 /**
- * Runs `handler` for one round of a 2026-07-28 request. Resolves with the handler's own result, or with an
- * `input_required` result carrying every question the handler asked and the state for the next round.
- * A state minted for another request, principal, or past `maxRounds` is refused like a forged one.
+ * Runs `handler` for one round of a 2026-07-28 request. Answers with the handler's own result (at once when
+ * the handler answered at once), or with an `input_required` result carrying every question the handler
+ * asked and the state for the next round; what the handler throws is refused as `failure` maps it. A state
+ * minted for another request, principal, or past `maxRounds` is refused like a forged one.
  */
 export function runRound<T>(
   request: RoundRequest,
@@ -175,7 +176,7 @@ export function runRound<T>(
   codec: RoundCodec,
   maxRounds: number,
   handler: (round: InputRound) => T | Promise<T>,
-  failure: (error: unknown) => unknown = same,
+  failure: (error: unknown) => unknown,
 ): T | InputRequiredResult | Promise<T | InputRequiredResult> {
   // A first round has no state to check: the handler starts in this turn (no promise waited for first).
   if (request.verifiedState === undefined) return round(request, undefined, target, codec, handler, failure);
@@ -214,7 +215,6 @@ function round<T>(
     const ask = () => {
       if (settled) return;
       settled = true;
-      running.catch(() => undefined);
       resolve(asked(round, state, target, codec));
     };
     round.whenStalled(ask);
@@ -244,10 +244,6 @@ function asked(
 ): Promise<InputRequiredResult> {
   round.abandon();
   return nextRound(round, state, target, codec);
-}
-
-function same(error: unknown): unknown {
-  return error;
 }
 
 /**

@@ -34,13 +34,9 @@ export class Rounds {
    * Verifies a retry's `requestState` before its handler runs: a state that is not a string, is forged,
    * expired, or minted for another method or principal is refused with `-32602`.
    */
-  verify(call: Call): Promise<void> | undefined {
+  async verify(call: Call): Promise<void> {
     const state = call.params.requestState;
-    if (state === undefined) return undefined;
-    return this.#verified(call, state);
-  }
-
-  async #verified(call: Call, state: unknown): Promise<void> {
+    if (state === undefined) return;
     if (typeof state !== 'string') throw invalidState();
     try {
       call.verifiedState = await this.#codec.verify(state, bindingOf(call));

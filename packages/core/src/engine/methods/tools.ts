@@ -88,14 +88,14 @@ async function callTool(
   }
   const logger = loggers.get(name) as Logger;
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
+  const start = (round: InputRound | undefined, overrides?: ContextOverrides): unknown =>
+    handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides));
+  // As a task runs it: what the handler throws fails the task.
   const run = async (
     round: InputRound | undefined,
     overrides?: ContextOverrides,
   ): Promise<CallToolResult> => {
-    const returned = handler(
-      value,
-      new HandlerContext(call, logger, services.notifier, round, undefined, overrides),
-    );
+    const returned = start(round, overrides);
     // A handler that answers at once is not waited for (a promise less per call).
     return toToolResult(isThenable(returned) ? await returned : returned);
   };
@@ -118,7 +118,7 @@ async function callTool(
   const invoke = (round: InputRound | undefined): CallToolResult | Promise<CallToolResult> => {
     let returned: unknown;
     try {
-      returned = handler(value, new HandlerContext(call, logger, services.notifier, round));
+      returned = start(round);
     } catch (error) {
       return failed(error);
     }
