@@ -22,6 +22,7 @@ export type { Classification, ClassifyInput, Envelope, HeaderReader, Refusal } f
 export { classifyEra } from './engine/classify.js';
 export type { ConnectionOptions, MessageSink } from './engine/connection.js';
 export type { Answer } from './engine/engine.js';
+export { addHeaders, type HeaderList, headerIn } from './engine/headers.js';
 export type { Message, RequestId, ResponseMessage, RpcErrorBody } from './engine/wire.js';
 export { ErrorCode, echoId, LEGACY_VERSIONS, MODERN_VERSION } from './engine/wire.js';
 export type { Logger } from './logger.js';

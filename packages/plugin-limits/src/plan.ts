@@ -13,9 +13,23 @@ export interface Plan {
   /** Units a request costs in rate and quota rules. */
   readonly cost: number;
   readonly holds: boolean;
+  /**
+   * Per rule, the last request's key value and the store key made of it: a caller who calls again (the
+   * common case) reuses the string, whose hash the store's map has already computed.
+   */
+  readonly lastValues: (string | undefined)[];
+  readonly lastKeys: string[];
 }
 
-const NONE: Plan = { rules: [], policy: '', prefixes: [], cost: 1, holds: false };
+const NONE: Plan = {
+  rules: [],
+  policy: '',
+  prefixes: [],
+  cost: 1,
+  holds: false,
+  lastValues: [],
+  lastKeys: [],
+};
 
 /** Finds the plan of each request, computing each kind once. */
 export class Planner {
@@ -23,6 +37,8 @@ export class Planner {
   readonly #costs: ReadonlyMap<string, number>;
   readonly #byMethod = new Map<string, Plan>();
   readonly #byTool = new Map<string, Plan>();
+  #lastTool: string | undefined;
+  #lastPlan: Plan = NONE;
 
   constructor(rules: readonly Rule[], costs: ReadonlyMap<string, number>) {
     this.#rules = rules;
@@ -32,6 +48,8 @@ export class Planner {
   planOf(ctx: MiddlewareContext): Plan {
     const target = ctx.target;
     if (ctx.method === 'tools/call' && target?.kind === 'tool') {
+      // The tool called last (the same name string each time): no map lookup.
+      if (target.name === this.#lastTool) return this.#lastPlan;
       let plan = this.#byTool.get(target.name);
       if (plan === undefined) {
         const declaration = target.declaration;
@@ -43,6 +61,8 @@ export class Planner {
         );
         this.#byTool.set(target.name, plan);
       }
+      this.#lastTool = target.name;
+      this.#lastPlan = plan;
       return plan;
     }
     let plan = this.#byMethod.get(ctx.method);
@@ -81,5 +101,7 @@ function planOf(rules: readonly Rule[], cost: number): Plan {
     prefixes: rules.map((rule) => `"${rule.name}";r=`),
     cost,
     holds: rules.some((rule) => rule.kind === 'concurrency'),
+    lastValues: rules.map(() => undefined),
+    lastKeys: rules.map(() => ''),
   };
 }

@@ -100,7 +100,9 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
     }
   };
 
-  const keyOf = (rule: Rule, ctx: MiddlewareContext): string => {
+  /** The store key of `plan`'s rule at `index` for this request: the rule's name, then its key's value. */
+  const keyOf = (plan: Plan, index: number, ctx: MiddlewareContext): string => {
+    const rule = plan.rules[index] as Rule;
     const { key } = rule;
     let value: string | undefined;
     if (key === 'principal') value = ctx.principal;
@@ -108,8 +110,13 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
     else if (key === 'ip') value = ipOf(ctx);
     else if (key === 'server') value = '';
     else value = key(ctx);
+    value ??= '';
+    if (plan.lastValues[index] === value) return plan.lastKeys[index] as string;
     // The rule's name first: two rules never share a key.
-    return `${rule.name}:${value ?? ''}`;
+    const made = `${rule.name}:${value}`;
+    plan.lastValues[index] = value;
+    plan.lastKeys[index] = made;
+    return made;
   };
 
   const storeFailed = (plan: Plan, error: unknown, ctx: MiddlewareContext): Rule | undefined => {
@@ -213,19 +220,21 @@ export function limitsPlugin(options: LimitsPluginOptions): LimitsPlugin {
     const plan = planner.planOf(ctx);
     const rules = plan.rules;
     if (rules.length === 0) return next();
-    const checks: LimitCheck[] = [];
+    const count = rules.length;
+    const checks: LimitCheck[] = new Array(count);
     let holds: LimitHold[] | undefined;
-    for (const rule of rules) {
-      const key = keyOf(rule, ctx);
+    for (let index = 0; index < count; index++) {
+      const rule = rules[index] as Rule;
+      const key = keyOf(plan, index, ctx);
       if (rule.kind === 'concurrency') {
         const holder = `${node}:${++holders}`;
-        checks.push({ kind: 'concurrency', key, limit: rule.limit, holder });
+        checks[index] = { kind: 'concurrency', key, limit: rule.limit, holder };
         holds ??= [];
         holds.push({ key, holder });
       } else {
         // A cost above the limit spends all of it (more could never pass).
         const cost = Math.min(plan.cost, rule.limit);
-        checks.push({ kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost });
+        checks[index] = { kind: rule.kind, key, limit: rule.limit, windowMs: rule.windowMs, cost };
       }
     }
     // A task-augmented call expects a task or an error, never a plain tool result.

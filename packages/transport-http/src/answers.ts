@@ -1,7 +1,6 @@
 // How an engine answer goes out on an exchange: one JSON body with its status and headers.
-import type { Answer } from '@pier/core/transport';
-import type { HttpExchange } from './exchange.js';
-import { jsonHeaders } from './json-errors.js';
+import { type Answer, addHeaders, type HeaderList, headerIn } from '@pier/core/transport';
+import { byteLength, type HttpExchange } from './exchange.js';
 
 /**
  * Writes `answer` as one JSON body with its status and headers (the HTTP body of a refusal, such as an
@@ -21,11 +20,41 @@ export function writeAnswer(
 export function answerBody(
   answer: Answer,
   extra?: Readonly<Record<string, string>>,
-): { readonly status: number; readonly headers: Record<string, string>; readonly body: string } {
+): { readonly status: number; readonly headers: string[]; readonly body: string } {
   const body = JSON.stringify(answer.httpBody !== undefined ? answer.httpBody : answer.message);
-  const headers = jsonHeaders(body, extra);
-  if (answer.headers !== undefined) Object.assign(headers, answer.headers);
-  // A challenge (401/403 with WWW-Authenticate) must not be cached by anyone in between.
-  if (headers['www-authenticate'] !== undefined) headers['cache-control'] ??= 'no-store';
-  return { status: answer.status, headers, body };
+  // A list, not a record: node:http writes it as it is (no object built, copied and walked per answer).
+  const length = String(byteLength(body));
+  const own = answer.headers;
+  if (extra === undefined && (own === undefined || !namesJson(own))) {
+    const headers =
+      own === undefined
+        ? ['content-type', 'application/json', 'content-length', length]
+        : ['content-type', 'application/json', 'content-length', length, ...own];
+    return { status: answer.status, headers: challenged(headers), body };
+  }
+  const headers = ['content-type', 'application/json', 'content-length', length];
+  if (extra !== undefined) addHeaders(headers, extra);
+  if (own !== undefined) addHeaders(headers, own);
+  return { status: answer.status, headers: challenged(headers), body };
+}
+
+/** Whether `list` sets a header of the JSON body's own (a middleware's `content-type` replaces it). */
+function namesJson(list: HeaderList): boolean {
+  for (let index = 0; index < list.length; index += 2) {
+    const name = list[index];
+    if (name === 'content-type' || name === 'content-length') return true;
+  }
+  return false;
+}
+
+/** A challenge (401/403 with `WWW-Authenticate`) must not be cached by anyone in between. */
+function challenged(headers: string[]): string[] {
+  if (
+    headers.length > 4 &&
+    headerIn(headers, 'www-authenticate') !== undefined &&
+    headerIn(headers, 'cache-control') === undefined
+  ) {
+    headers.push('cache-control', 'no-store');
+  }
+  return headers;
 }

@@ -1,4 +1,5 @@
-import { byteLength, type HeaderMap, type HttpExchange } from './exchange.js';
+import { addHeaders } from '@pier/core/transport';
+import { byteLength, type HeaderMap, type HttpExchange, type ResponseHeaders } from './exchange.js';
 import { jsonHeaders } from './json-errors.js';
 
 /** Interval of the SSE keep-alive comment: proxies commonly cut a connection idle for 30–60 s. */
@@ -121,11 +122,17 @@ export class Channel {
   }
 
   /** Answers with `body` and these headers, besides the channel's own (only before anything was streamed). */
-  respond(status: number, headers: HeaderMap, body: string): void {
+  respond(status: number, headers: ResponseHeaders, body: string): void {
     if (!this.open) return;
     if (this.#sse) throw new Error('Channel: a JSON body cannot follow an SSE stream');
     this.#ended = true;
-    this.#exchange.respond(status, Object.assign({}, this.#headers, headers), body);
+    this.#exchange.respond(
+      status,
+      Array.isArray(headers)
+        ? addHeaders(addHeaders([], this.#headers), headers)
+        : Object.assign({}, this.#headers, headers),
+      body,
+    );
   }
 
   /**

@@ -3,7 +3,7 @@
 // IncomingMessage/ServerResponse for the listener and `createNodeHandler`; `WebExchange` (web-exchange.ts)
 // on a web `Request` answered with a `Response`, for `createFetchHandler` on Bun, Deno and Workers.
 // Everything above this seam is written once.
-import type { HttpRequestHead, HttpRoute } from '@pier/core/transport';
+import type { HeaderList, HttpRequestHead, HttpRoute } from '@pier/core/transport';
 
 /** The outcome of reading a request body under a size limit. */
 export type BodyRead =
@@ -20,6 +20,12 @@ export const DISCARD_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** Response headers as request handling writes them: lower-case names. */
 export type HeaderMap = Readonly<Record<string, string>>;
+
+/**
+ * The headers of an answer: a record, or name/value pairs in one flat list (an engine answer's form, which
+ * node:http's `writeHead` takes as it is). Lower-case names, each once.
+ */
+export type ResponseHeaders = HeaderMap | HeaderList;
 
 /** One HTTP request and its response, on whatever runtime serves it. */
 export interface HttpExchange {
@@ -58,7 +64,7 @@ export interface HttpExchange {
   /** Sets a header of the response to come (CORS, `Connection: close`); ignored once it started. */
   setHeader(name: string, value: string): void;
   /** Answers at once with this status, headers and body. */
-  respond(status: number, headers: HeaderMap, body: string): void;
+  respond(status: number, headers: ResponseHeaders, body: string): void;
   /** Starts an SSE stream: the status line and these headers now, events with {@link write}. */
   startStream(headers: HeaderMap): void;
   /** Writes a piece of a started stream. */

@@ -36,6 +36,11 @@ function server(closeHook?: () => void) {
               // Node transports answer from here; a fetch handler must not.
               plain: () => ({ status: 418, headers: {}, body: 'plain' }),
             });
+            // The engine hands a middleware's headers over as a flat list; a web Response gets them too.
+            ctx.use('tools/call', (request, next) => {
+              request.setHeader('X-Probe', 'set');
+              return next();
+            });
             if (closeHook) ctx.onClose(closeHook);
           },
         },
@@ -91,6 +96,8 @@ describe('the fetch handler', () => {
     expect(pier.state).toBe('starting');
     const answer = await handler.fetch(call());
     expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-probe')).toBe('set');
+    expect(answer.headers.get('content-type')).toBe('application/json');
     expect(await answer.json()).toMatchObject({ result: { content: [{ text: 'hi' }] } });
     expect(pier.state).toBe('ready');
     expect(await (await handler.fetch(new Request('http://127.0.0.1:3000/probe'))).json()).toEqual({

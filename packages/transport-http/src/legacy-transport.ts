@@ -1,6 +1,7 @@
 import {
   type Answer,
   type AuthInfo,
+  addHeaders,
   type EngineConnection,
   type EventStore,
   type JSONRPCMessage,
@@ -305,14 +306,8 @@ export class LegacyTransport {
     else if (answers.length === 1) {
       const only = answers[0] as Answer;
       const body = JSON.stringify(only.message);
-      current.respond(
-        200,
-        Object.assign({}, only.headers, {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-        }),
-        body,
-      );
+      const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
+      current.respond(200, only.headers === undefined ? headers : addHeaders(headers, only.headers), body);
     } else current.json(200, JSON.stringify(answers.map((a) => a.message)));
   }
 

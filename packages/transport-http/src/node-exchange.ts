@@ -1,7 +1,7 @@
 // The exchange seam on node's IncomingMessage/ServerResponse: what the listener and `createNodeHandler`
 // hand to request handling. Node-native all the way (no web Request, no web streams) except for plugin
 // routes without a `plain` answer, which are web-standard by contract.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HttpRequestHead, HttpRoute, PlainHttpAnswer } from '@pier/core/transport';
 import { readBody, refuseOversizedBody } from './body.js';
 import {
@@ -9,6 +9,7 @@ import {
   type ExchangeTracker,
   type HeaderMap,
   type HttpExchange,
+  type ResponseHeaders,
   TrackedExchange,
 } from './exchange.js';
 import { serveWebRoute } from './web-route.js';
@@ -147,9 +148,10 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
     if (!this.res.headersSent) this.res.setHeader(name, value);
   }
 
-  respond(status: number, headers: HeaderMap, body: string): void {
+  respond(status: number, headers: ResponseHeaders, body: string): void {
     if (!this.writable) return;
-    this.res.writeHead(status, headers);
+    // A flat list goes to node:http as it is (its own form of `writeHead`'s headers).
+    this.res.writeHead(status, headers as OutgoingHttpHeaders | string[]);
     this.res.end(body);
   }
 

@@ -272,7 +272,10 @@ describe('addCapabilities and addMethod: a plugin serves an extension', () => {
       setup: (ctx) =>
         ctx.use('tools/call', async (request, next) => {
           peers.push(request.remoteAddress);
-          request.setHeader('X-Stamp', `${request.era}`);
+          // Set twice, in two cases: one field goes out, with the later value; the JSON body keeps its own.
+          request.setHeader('X-Stamp', 'first');
+          request.setHeader('x-stamp', `${request.era}`);
+          request.setHeader('X-Second', 'two');
           return next();
         }),
     };
@@ -283,6 +286,9 @@ describe('addCapabilities and addMethod: a plugin serves an extension', () => {
       const modern = await ask(url, modernRequest('tools/call', { name: 'whoami' }));
       expect(modern.status).toBe(200);
       expect(modern.headers['x-stamp']).toBe('modern');
+      expect(modern.headers['x-second']).toBe('two');
+      expect(modern.headers['content-type']).toBe('application/json');
+      expect(Number(modern.headers['content-length'])).toBe(Buffer.byteLength(modern.text));
       let sessionId: string | undefined;
       if (sessions) {
         const opened = await ask(url, { headers: LEGACY_HEADERS, body: initializeBody() });
@@ -299,6 +305,8 @@ describe('addCapabilities and addMethod: a plugin serves an extension', () => {
       expect(legacy.status).toBe(200);
       expect(legacy.json).toMatchObject({ id: 2, result: { content: [{ text: 'nobody' }] } });
       expect(legacy.headers['x-stamp']).toBe('legacy');
+      expect(legacy.headers['x-second']).toBe('two');
+      expect(legacy.headers['content-type']).toBe('application/json');
     }
     expect(peers).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1']);
   });

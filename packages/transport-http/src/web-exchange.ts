@@ -8,6 +8,7 @@ import {
   type ExchangeTracker,
   type HeaderMap,
   type HttpExchange,
+  type ResponseHeaders,
   TrackedExchange,
 } from './exchange.js';
 
@@ -141,7 +142,7 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
     this.#preset[name] = value;
   }
 
-  respond(status: number, headers: HeaderMap, body: string): void {
+  respond(status: number, headers: ResponseHeaders, body: string): void {
     if (this.#sent) return;
     this.#sent = true;
     // 204, 304 and friends carry no body; an empty one is none either.
@@ -252,10 +253,18 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
   }
 
   /** The answer's headers after the preset ones, less what the runtime owns: a plain record, no `Headers`. */
-  #headers(headers: HeaderMap): Record<string, string> {
+  #headers(headers: ResponseHeaders): Record<string, string> {
     const merged: Record<string, string> = this.#preset === undefined ? {} : { ...this.#preset };
-    for (const name in headers) {
-      if (!RUNTIME_OWNED.has(name)) merged[name] = headers[name] as string;
+    if (Array.isArray(headers)) {
+      for (let index = 0; index < headers.length; index += 2) {
+        const name = headers[index] as string;
+        if (!RUNTIME_OWNED.has(name)) merged[name] = headers[index + 1] as string;
+      }
+      return merged;
+    }
+    const record = headers as HeaderMap;
+    for (const name in record) {
+      if (!RUNTIME_OWNED.has(name)) merged[name] = record[name] as string;
     }
     return merged;
   }

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
 import type { Envelope, HeaderReader } from './classify.js';
 import type { Connection, EngineConnection, MessageSink } from './connection.js';
+import { type HeaderList, lowerCaseName, setHeaderIn } from './headers.js';
 import type { MiddlewareContext, Target } from './middleware.js';
 import { type JsonObject, type Message, metaOf, notificationMessage, type RequestId } from './wire.js';
 
@@ -67,7 +68,8 @@ export class Call implements MiddlewareContext {
   /** Set once the request's `requestState` was verified: the payload it carried. */
   verifiedState: unknown = undefined;
   #controller: AbortController | undefined;
-  #headers: Record<string, string> | undefined;
+  /** Response headers middleware set: name/value pairs in one flat list, names in lower case, each once. */
+  #headers: string[] | undefined;
   #state: Map<unknown, unknown> | undefined;
   #principal: string | undefined;
   /** The answer went out (or will never): related messages after it are dropped. */
@@ -242,12 +244,14 @@ export class Call implements MiddlewareContext {
   }
 
   setHeader(name: string, value: string): void {
-    this.#headers ??= {};
-    this.#headers[name.toLowerCase()] = value;
+    const lower = lowerCaseName(name);
+    // The first one makes a list of its size: no growth for the one header most answers carry.
+    if (this.#headers === undefined) this.#headers = [lower, value];
+    else setHeaderIn(this.#headers, lower, value);
   }
 
   /** Headers middleware set for the HTTP response. */
-  get responseHeaders(): Readonly<Record<string, string>> | undefined {
+  get responseHeaders(): HeaderList | undefined {
     return this.#headers;
   }
 

@@ -22,6 +22,7 @@ import { Call, type Inbound } from './call.js';
 import type { Catalog } from './catalog.js';
 import { clientMessage } from './client-errors.js';
 import { Connection, type ConnectionOptions } from './connection.js';
+import { addHeaders, type HeaderList } from './headers.js';
 import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
 import { observedHeaders } from './observed-headers.js';
@@ -56,8 +57,11 @@ export interface Answer {
   readonly message: ResponseMessage;
   /** The HTTP status (200 unless a refusal says otherwise). */
   readonly status: number;
-  /** HTTP response headers set by middleware or a refusal. */
-  readonly headers: Readonly<Record<string, string>> | undefined;
+  /**
+   * HTTP response headers set by middleware or a refusal: name/value pairs in one flat list, lower-case
+   * names, each once (`['ratelimit', '"api";r=9;t=6']`), the form node:http's `writeHead` takes as it is.
+   */
+  readonly headers: HeaderList | undefined;
   /** An HTTP body to send instead of `message` (an OAuth error body), when the response has not started. */
   readonly httpBody?: unknown;
 }
@@ -405,7 +409,10 @@ export class Engine {
       return {
         message: errorMessage(call.id, body),
         status: http?.status ?? 200,
-        headers: http?.headers === undefined ? headers : Object.assign({}, headers, lowerCased(http.headers)),
+        headers:
+          http?.headers === undefined
+            ? headers
+            : addHeaders(headers === undefined ? [] : [...headers], http.headers, true),
         ...(http?.body !== undefined && { httpBody: http.body }),
       };
     }
@@ -489,12 +496,6 @@ function isProtocolError(error: unknown): error is ProtocolError {
     error instanceof ProtocolError ||
     (ProtocolError as unknown as { isInstance(value: unknown): boolean }).isInstance(error)
   );
-}
-
-function lowerCased(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
 }
 
 /** `finish`, logging what it throws instead of throwing it. */

@@ -119,6 +119,8 @@ export class InMemoryLimitStore implements LimitStore {
   readonly #quotas = new Map<string, QuotaEntry>();
   readonly #holds = new Map<string, Set<string>>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
+  /** The entry the last {@link #evaluate} read (rate and quota checks), for {@link #apply}. */
+  #found: RateEntry | QuotaEntry | undefined;
 
   constructor(options: InMemoryLimitStoreOptions = {}) {
     const issues = new OptionIssues('InMemoryLimitStore');
@@ -145,14 +147,31 @@ export class InMemoryLimitStore implements LimitStore {
 
   consume(checks: readonly LimitCheck[]): readonly LimitOutcome[] {
     const now = this.#now();
-    const outcomes: LimitOutcome[] = [];
-    let allowed = true;
-    for (const check of checks) {
+    const count = checks.length;
+    // One check (the common case): its entry is looked up once, for the decision and the count.
+    if (count === 1) {
+      const check = checks[0] as LimitCheck;
       const outcome = this.#evaluate(check, now);
-      if (!outcome.allowed) allowed = false;
-      outcomes.push(outcome);
+      if (outcome.allowed) {
+        this.#apply(check, now, this.#found);
+        if (check.kind !== 'concurrency') this.#bound();
+      }
+      return [outcome];
     }
-    if (allowed) for (const check of checks) this.#apply(check, now);
+    const outcomes: LimitOutcome[] = new Array(count);
+    const found: (RateEntry | QuotaEntry | undefined)[] = new Array(count);
+    let allowed = true;
+    for (let index = 0; index < count; index++) {
+      const outcome = this.#evaluate(checks[index] as LimitCheck, now);
+      if (!outcome.allowed) allowed = false;
+      outcomes[index] = outcome;
+      found[index] = this.#found;
+    }
+    if (allowed) {
+      // Bounded after every check is counted: dropping keys between two counts could drop an entry found.
+      for (let index = 0; index < count; index++) this.#apply(checks[index] as LimitCheck, now, found[index]);
+      if (this.#rates.size + this.#quotas.size > 0) this.#bound();
+    }
     return outcomes;
   }
 
@@ -181,6 +200,7 @@ export class InMemoryLimitStore implements LimitStore {
       case 'rate': {
         const step = check.windowMs / check.limit;
         const entry = this.#rates.get(check.key);
+        this.#found = entry;
         const base = entry === undefined || entry.tat < now ? now : entry.tat;
         const next = base + check.cost * step;
         const allowAt = next - check.windowMs;
@@ -203,6 +223,7 @@ export class InMemoryLimitStore implements LimitStore {
         const start = Math.floor(now / check.windowMs) * check.windowMs;
         const end = start + check.windowMs;
         const entry = this.#quotas.get(check.key);
+        this.#found = entry;
         const used = entry !== undefined && entry.windowStart === start ? entry.used : 0;
         if (used + check.cost > check.limit) {
           return {
@@ -220,6 +241,7 @@ export class InMemoryLimitStore implements LimitStore {
         };
       }
       case 'concurrency': {
+        this.#found = undefined;
         const held = this.#holds.get(check.key)?.size ?? 0;
         if (held + 1 > check.limit) return { allowed: false, remaining: 0, resetMs: 0, retryAfterMs: 0 };
         return { allowed: true, remaining: check.limit - held - 1, resetMs: 0, retryAfterMs: 0 };
@@ -227,11 +249,12 @@ export class InMemoryLimitStore implements LimitStore {
     }
   }
 
-  #apply(check: LimitCheck, now: number): void {
+  /** Counts `check`, whose entry `#evaluate` found (`found`) and nothing has changed since. */
+  #apply(check: LimitCheck, now: number, found: RateEntry | QuotaEntry | undefined): void {
     switch (check.kind) {
       case 'rate': {
         const step = check.windowMs / check.limit;
-        const entry = this.#rates.get(check.key);
+        const entry = found as RateEntry | undefined;
         const base = entry === undefined || entry.tat < now ? now : entry.tat;
         const tat = base + check.cost * step;
         if (entry === undefined) {
@@ -249,7 +272,7 @@ export class InMemoryLimitStore implements LimitStore {
       }
       case 'quota': {
         const start = Math.floor(now / check.windowMs) * check.windowMs;
-        const entry = this.#quotas.get(check.key);
+        const entry = found as QuotaEntry | undefined;
         const used = entry !== undefined && entry.windowStart === start ? entry.used : 0;
         if (entry === undefined) {
           this.#quotas.set(check.key, {
@@ -280,7 +303,6 @@ export class InMemoryLimitStore implements LimitStore {
         return;
       }
     }
-    this.#bound();
   }
 
   /** Keeps the key count under `maxKeys` and the sweeper running while there are keys. */
