@@ -26,10 +26,7 @@ export function answerBody(
   const length = String(byteLength(body));
   const own = answer.headers;
   if (extra === undefined && (own === undefined || !namesJson(own))) {
-    const headers =
-      own === undefined
-        ? ['content-type', 'application/json', 'content-length', length]
-        : ['content-type', 'application/json', 'content-length', length, ...own];
+    const headers = jsonHead(length, own);
     return { status: answer.status, headers: challenged(headers), body };
   }
   const headers = ['content-type', 'application/json', 'content-length', length];
@@ -57,4 +54,25 @@ function challenged(headers: string[]): string[] {
     headers.push('cache-control', 'no-store');
   }
   return headers;
+}
+
+/** The JSON body's headers, then `own`: one list made whole (lists of one or two headers spelled out). */
+function jsonHead(length: string, own: HeaderList | undefined): string[] {
+  if (own === undefined) return ['content-type', 'application/json', 'content-length', length];
+  const pairs = own as readonly string[] as [string, string, string, string];
+  if (own.length === 2)
+    return ['content-type', 'application/json', 'content-length', length, pairs[0], pairs[1]];
+  if (own.length === 4) {
+    return [
+      'content-type',
+      'application/json',
+      'content-length',
+      length,
+      pairs[0],
+      pairs[1],
+      pairs[2],
+      pairs[3],
+    ];
+  }
+  return ['content-type', 'application/json', 'content-length', length, ...own];
 }

@@ -1,4 +1,4 @@
-import { addHeaders } from '@pier/core/transport';
+import { addHeaders, type HeaderList } from '@pier/core/transport';
 import { byteLength, type HeaderMap, type HttpExchange, type ResponseHeaders } from './exchange.js';
 import { jsonHeaders } from './json-errors.js';
 
@@ -128,9 +128,7 @@ export class Channel {
     this.#ended = true;
     this.#exchange.respond(
       status,
-      Array.isArray(headers)
-        ? addHeaders(addHeaders([], this.#headers), headers)
-        : Object.assign({}, this.#headers, headers),
+      Array.isArray(headers) ? withOwn(this.#headers, headers) : Object.assign({}, this.#headers, headers),
       body,
     );
   }
@@ -172,4 +170,10 @@ export class Channel {
     if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
     this.#keepAlive = undefined;
   }
+}
+
+/** A list answer's headers after the channel's own (usually none: the list goes as it is). */
+function withOwn(own: HeaderMap, headers: HeaderList): HeaderList {
+  for (const _ in own) return addHeaders(addHeaders([], own), headers);
+  return headers;
 }

@@ -245,9 +245,13 @@ export class Call implements MiddlewareContext {
 
   setHeader(name: string, value: string): void {
     const lower = lowerCaseName(name);
-    // The first one makes a list of its size: no growth for the one header most answers carry.
-    if (this.#headers === undefined) this.#headers = [lower, value];
-    else setHeaderIn(this.#headers, lower, value);
+    const list = this.#headers;
+    // The first two are lists made whole, of their size (a limiter's pair is the common case): growing a
+    // list costs a call into V8's runtime.
+    if (list === undefined) this.#headers = [lower, value];
+    else if (list.length === 2 && list[0] !== lower)
+      this.#headers = [list[0] as string, list[1] as string, lower, value];
+    else setHeaderIn(list, lower, value);
   }
 
   /** Headers middleware set for the HTTP response. */
