@@ -82,6 +82,17 @@ describe('a tool limit', () => {
     },
   );
 
+  it('reports the budget left on a 2025 answer too, one field each, beside its JSON body', async () => {
+    const url = await serve([addNoteLimit(3)]);
+    const first = await legacy(url, 'tools/call', { name: 'add_note', arguments: {} });
+    const second = await legacy(url, 'tools/call', { name: 'add_note', arguments: {} });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.get('ratelimit-policy')).toBe('"add-note";q=3;w=60');
+    expect(second.headers.get('ratelimit')).toMatch(/^"add-note";r=1;t=\d+$/);
+    expect(second.headers.get('content-type')).toBe('application/json');
+    expect(second.body).toMatchObject({ result: { content: [{ type: 'text' }] } });
+  });
+
   it('keys by principal: each caller has a budget of its own', async () => {
     const url = await serve([bearerAuth, addNoteLimit(1)]);
     const call = (who: string) =>

@@ -23,16 +23,24 @@ export function answerBody(
 ): { readonly status: number; readonly headers: string[]; readonly body: string } {
   const body = JSON.stringify(answer.httpBody !== undefined ? answer.httpBody : answer.message);
   // A list, not a record: node:http writes it as it is (no object built, copied and walked per answer).
+  return { status: answer.status, headers: jsonHeaderList(answer, body, extra), body };
+}
+
+/** The headers of `answer` sent as the JSON `body`: the body's own, then `extra`, then the answer's. */
+export function jsonHeaderList(
+  answer: Answer,
+  body: string,
+  extra?: Readonly<Record<string, string>>,
+): string[] {
   const length = String(byteLength(body));
   const own = answer.headers;
   if (extra === undefined && (own === undefined || !namesJson(own))) {
-    const headers = jsonHead(length, own);
-    return { status: answer.status, headers: challenged(headers), body };
+    return challenged(answer.status, jsonHead(length, own));
   }
   const headers = ['content-type', 'application/json', 'content-length', length];
   if (extra !== undefined) addHeaders(headers, extra);
   if (own !== undefined) addHeaders(headers, own);
-  return { status: answer.status, headers: challenged(headers), body };
+  return challenged(answer.status, headers);
 }
 
 /** Whether `list` sets a header of the JSON body's own (a middleware's `content-type` replaces it). */
@@ -45,8 +53,9 @@ function namesJson(list: HeaderList): boolean {
 }
 
 /** A challenge (401/403 with `WWW-Authenticate`) must not be cached by anyone in between. */
-function challenged(headers: string[]): string[] {
+function challenged(status: number, headers: string[]): string[] {
   if (
+    status >= 400 &&
     headers.length > 4 &&
     headerIn(headers, 'www-authenticate') !== undefined &&
     headerIn(headers, 'cache-control') === undefined

@@ -1,7 +1,6 @@
 import {
   type Answer,
   type AuthInfo,
-  addHeaders,
   type EngineConnection,
   type EventStore,
   type JSONRPCMessage,
@@ -11,7 +10,7 @@ import {
   type Message,
   type RequestId,
 } from '@pier/core/transport';
-import { answerBody } from './answers.js';
+import { answerBody, jsonHeaderList } from './answers.js';
 import { Channel } from './channel.js';
 import { messageOf } from './errors.js';
 import type { HttpExchange } from './exchange.js';
@@ -306,8 +305,7 @@ export class LegacyTransport {
     else if (answers.length === 1) {
       const only = answers[0] as Answer;
       const body = JSON.stringify(only.message);
-      const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
-      current.respond(200, only.headers === undefined ? headers : addHeaders(headers, only.headers), body);
+      current.respond(200, jsonHeaderList(only, body), body);
     } else current.json(200, JSON.stringify(answers.map((a) => a.message)));
   }
 
