@@ -153,15 +153,20 @@ describe('redisLimitStore', () => {
 
   it('every key expires after its window: nothing is left once callers stop', async () => {
     const [store] = await replicas(1, 'expiry:', 300);
+    // Keys seen right after each call: under load the first ones can expire before the loop ends (a quota
+    // key lives until its epoch-aligned window closes, which can be a millisecond after it was made).
+    const seen = new Set<string>();
     for (let caller = 0; caller < 20; caller++) {
       await store?.consume([
         rate(`caller-${caller}`, 5, 300),
         { kind: 'quota', key: `caller-${caller}`, limit: 5, windowMs: 400, cost: 1 },
       ]);
+      for (const key of await keys('expiry:')) seen.add(key);
     }
     await store?.consume([{ kind: 'concurrency', key: 'slow', limit: 1, holder: 'x' }]);
     await store?.release([{ key: 'slow', holder: 'x' }]);
-    expect((await keys('expiry:')).length).toBeGreaterThanOrEqual(40);
+    // Every rate key (it lives 300 ms from its call) and most quota keys were there.
+    expect(seen.size).toBeGreaterThanOrEqual(30);
     // Bounded wait: the longest window (400 ms, epoch-aligned) plus a margin.
     for (let waited = 0; (await keys('expiry:')).length > 0 && waited < 3_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
