@@ -9,54 +9,56 @@ const TOO_LARGE: BodyResult = { ok: false, reason: 'too-large' };
 const ABORTED: BodyResult = { ok: false, reason: 'aborted' };
 
 /**
- * Reads the body as UTF-8 text, holding at most `limit` bytes: a declared `Content-Length` over the limit
- * is refused before anything is read, and a body sent without one is refused as soon as it passes the
- * limit. Never rejects.
+ * Reads the body as UTF-8 text, holding at most `limit` bytes, and hands it to `onRead` once: a declared
+ * `Content-Length` over the limit is refused before anything is read (at once), and a body sent without
+ * one is refused as soon as it passes the limit. A body read to its end is handed over in its `end` event:
+ * no promise (each is one more per request, and runs every async hook the process has).
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, limit: number, onRead: (read: BodyResult) => void): void {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    /** A refusal stops listening at once (someone else may read or discard the rest). */
-    const stop = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        stop(TOO_LARGE);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    // A body read to its end leaves the listeners where they are (four removals less per request): no
-    // more `data` or `end` can come, and a later `close` (or `error`) finds the read settled.
-    const onEnd = () => {
-      if (settled) return;
-      settled = true;
-      const first = chunks[0];
-      const text =
-        chunks.length === 1 && first !== undefined
-          ? first.toString('utf8')
-          : Buffer.concat(chunks, size).toString('utf8');
-      resolve({ ok: true, text });
-    };
-    const onAbort = () => stop(ABORTED);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onAbort);
-  });
+  if (declared !== undefined && Number(declared) > limit) {
+    onRead(TOO_LARGE);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  /** A refusal stops listening at once (someone else may read or discard the rest), and is told after. */
+  const stop = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onAbort);
+    req.off('close', onAbort);
+    queueMicrotask(() => onRead(result));
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.pause();
+      stop(TOO_LARGE);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  // A body read to its end leaves the listeners where they are (four removals less per request): no
+  // more `data` or `end` can come, and a later `close` (or `error`) finds the read settled.
+  const onEnd = () => {
+    if (settled) return;
+    settled = true;
+    const first = chunks[0];
+    const text =
+      chunks.length === 1 && first !== undefined
+        ? first.toString('utf8')
+        : Buffer.concat(chunks, size).toString('utf8');
+    onRead({ ok: true, text });
+  };
+  const onAbort = () => stop(ABORTED);
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onAbort);
+  req.on('close', onAbort);
 }
 
 const NO_CONTINUE = Symbol('pier.noContinue');

@@ -48,8 +48,11 @@ export interface HttpExchange {
   head(): HttpRequestHead;
   /** Every request header (what observers read; made only when asked). */
   allHeaders(): Headers;
-  /** Reads the body under `limit` bytes; never rejects. */
-  readBody(limit: number): Promise<BodyRead>;
+  /**
+   * Reads the body under `limit` bytes and hands it to `onRead` once, at once or later, never with an
+   * error (a failed read is a {@link BodyRead} too). `onRead` must not throw.
+   */
+  readBody(limit: number, onRead: (read: BodyRead) => void): void;
   /**
    * Serves a plugin route: its web-standard `handler`, or on node its `plain` answer when it has one (no
    * web objects, so no fetch implementation loaded). Rejects or throws when the route fails.

@@ -5,7 +5,13 @@ import type { HttpExchange } from './exchange.js';
 import { echoId, JSONRPC, sendJsonError } from './json-errors.js';
 import { LegacyTransport } from './legacy-transport.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { type Clock, type RelayedRequest, type SessionRegistry, SessionStore } from './sessions.js';
+import {
+  type Clock,
+  type RelayedRequest,
+  type SessionRegistry,
+  type SessionRelay,
+  SessionStore,
+} from './sessions.js';
 
 interface Session {
   readonly id: string;
@@ -57,85 +63,129 @@ export class LegacySessions {
     this.#store.start();
   }
 
-  /** Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. */
-  async serve(exchange: HttpExchange, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
-    const res = exchange;
+  /**
+   * Serves a 2025-era request (POST with its parsed body, GET or DELETE) in sessionful mode. Not async: a
+   * request in a session this replica holds, the everyday case, is handed to it in the same turn; asking
+   * the relay and opening a session go on in a `then`.
+   */
+  serve(exchange: HttpExchange, body: unknown, authInfo: AuthInfo | undefined): Promise<void> | undefined {
     const header = exchange.header('mcp-session-id');
     const principal = authInfo && this.#principalOf(authInfo);
-    let session: Session | undefined;
-    const relay = this.#context.options.sessionRelay;
     if (header !== undefined) {
-      session = this.#store.get(header);
+      const session = this.#store.get(header);
+      const relay = this.#context.options.sessionRelay;
       if (session === undefined && relay !== undefined && exchange.header('x-pier-relayed') === undefined) {
-        let relayed: boolean;
-        try {
-          relayed = await relay.relay(relayedRequest(exchange, header, principal, body));
-        } catch (error) {
-          this.#context.logger.warn('the session relay failed', { error: messageOf(error) });
-          if (!res.headersSent) this.#unavailable(res, body, 'the session registry is unreachable');
-          else res.destroy();
-          return;
-        }
-        if (relayed) return; // served by the replica that owns the session
+        return this.#relayed(exchange, body, header, principal, relay).then((relayed) =>
+          relayed ? undefined : this.#serveIn(exchange, body, authInfo, undefined, header, principal),
+        );
       }
-      // Another principal's session answers exactly like an unknown one: no oracle, nothing touched.
-      if (session !== undefined && session.principal !== principal) session = undefined;
-      if (session === undefined) {
-        sendJsonError(res, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
-        return;
-      }
-    } else if (exchange.method === 'POST' && isInitialize(body)) {
-      if (this.#store.full) this.#store.sweep();
-      const id = randomId();
-      let full = this.#store.full;
-      if (!full && relay !== undefined) {
-        try {
-          full = !(await relay.claim(id, {
-            principal,
-            endpoint: `${this.#context.origin()}${this.#context.options.path}`,
-            maxSessions: this.#context.options.maxSessions,
-            idleTimeoutMs: this.#context.options.sessionIdleTimeoutMs,
-          }));
-        } catch (error) {
-          this.#context.logger.warn('the session relay refused a new session', { error: messageOf(error) });
-          this.#unavailable(res, body, 'the session registry is unreachable');
-          return;
-        }
-      }
-      if (full) {
-        this.#unavailable(res, body, 'too many open sessions', this.#store.retryAfterSeconds());
-        return;
-      }
-      session = await this.#open(id, principal);
-    } else {
-      sendJsonError(res, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required', {
-        id: echoId(body),
-      });
-      return;
+      return this.#serveIn(exchange, body, authInfo, session, header, principal);
     }
+    if (exchange.method === 'POST' && isInitialize(body)) {
+      return this.#opened(exchange, body, principal).then((session) =>
+        session === undefined
+          ? undefined
+          : this.#serveIn(exchange, body, authInfo, session, header, principal),
+      );
+    }
+    sendJsonError(exchange, 400, JSONRPC.serverError, 'Bad Request: Mcp-Session-Id header is required', {
+      id: echoId(body),
+    });
+    return undefined;
+  }
 
+  /** Whether the relay served the request on the replica that owns the session (or answered it failed). */
+  async #relayed(
+    exchange: HttpExchange,
+    body: unknown,
+    header: string,
+    principal: string | undefined,
+    relay: SessionRelay,
+  ): Promise<boolean> {
+    try {
+      return await relay.relay(relayedRequest(exchange, header, principal, body));
+    } catch (error) {
+      this.#context.logger.warn('the session relay failed', { error: messageOf(error) });
+      if (!exchange.headersSent) this.#unavailable(exchange, body, 'the session registry is unreachable');
+      else exchange.destroy();
+      return true;
+    }
+  }
+
+  /** A new session for an initialize request, or `undefined` when it was refused (answered here). */
+  async #opened(
+    exchange: HttpExchange,
+    body: unknown,
+    principal: string | undefined,
+  ): Promise<Session | undefined> {
+    if (this.#store.full) this.#store.sweep();
+    const id = randomId();
+    let full = this.#store.full;
+    const relay = this.#context.options.sessionRelay;
+    if (!full && relay !== undefined) {
+      try {
+        full = !(await relay.claim(id, {
+          principal,
+          endpoint: `${this.#context.origin()}${this.#context.options.path}`,
+          maxSessions: this.#context.options.maxSessions,
+          idleTimeoutMs: this.#context.options.sessionIdleTimeoutMs,
+        }));
+      } catch (error) {
+        this.#context.logger.warn('the session relay refused a new session', { error: messageOf(error) });
+        this.#unavailable(exchange, body, 'the session registry is unreachable');
+        return undefined;
+      }
+    }
+    if (full) {
+      this.#unavailable(exchange, body, 'too many open sessions', this.#store.retryAfterSeconds());
+      return undefined;
+    }
+    return this.#open(id, principal);
+  }
+
+  /** Serves the request in `session` (`undefined`, or another principal's: 404). */
+  #serveIn(
+    exchange: HttpExchange,
+    body: unknown,
+    authInfo: AuthInfo | undefined,
+    found: Session | undefined,
+    header: string | undefined,
+    principal: string | undefined,
+  ): Promise<void> | undefined {
+    // Another principal's session answers exactly like an unknown one: no oracle, nothing touched.
+    const session = found !== undefined && found.principal === principal ? found : undefined;
+    if (session === undefined) {
+      sendJsonError(exchange, 404, JSONRPC.sessionNotFound, 'Session not found', { id: echoId(body) });
+      return undefined;
+    }
     const { id, transport } = session;
     this.#store.begin(id);
-    relay?.touch(id);
+    this.#context.options.sessionRelay?.touch(id);
     exchange.onClose(() => this.#store.end(id));
     if (exchange.method === 'GET') {
-      await transport.handleGet(exchange);
-      // `endStream` is set while an event stream is open: the GET was accepted (not 404, 406 or 409).
-      const report = this.#context.host.reportStream;
-      if (report !== undefined && exchange.endStream !== undefined && exchange.writable) {
-        const ended = report({ kind: 'session' });
-        exchange.onClose(() => ended());
-      }
-    } else if (exchange.method === 'DELETE') {
-      await transport.handleDelete(exchange);
-    } else {
-      await transport.handlePost(exchange, body, authInfo);
-      if (header === undefined && !transport.initialized) {
-        // The initialize request was refused (say, for its Accept header): no session came of it.
-        this.#store.delete(id);
-        void this.#close(session);
-      }
+      return transport.handleGet(exchange).then(() => {
+        // `endStream` is set while an event stream is open: the GET was accepted (not 404, 406 or 409).
+        const report = this.#context.host.reportStream;
+        if (report !== undefined && exchange.endStream !== undefined && exchange.writable) {
+          const ended = report({ kind: 'session' });
+          exchange.onClose(() => ended());
+        }
+      });
     }
+    if (exchange.method === 'DELETE') return transport.handleDelete(exchange);
+    const posted = transport.handlePost(exchange, body, authInfo);
+    if (header !== undefined) return posted;
+    // The initialize request was refused (say, for its Accept header): no session came of it.
+    const settle = () => {
+      if (transport.initialized) return;
+      this.#store.delete(id);
+      void this.#close(session);
+    };
+    if (posted === undefined) {
+      settle();
+      return undefined;
+    }
+    return posted.then(settle);
   }
 
   /** Closes every session (their streams end); used by shutdown. */

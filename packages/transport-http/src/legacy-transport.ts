@@ -94,60 +94,97 @@ export class LegacyTransport {
    * Serves a POST whose body was read and parsed already; `authInfo` is who the authenticator says is
    * calling.
    */
-  async handlePost(exchange: HttpExchange, body: unknown, authInfo?: AuthInfo): Promise<void> {
+  // Not async: the everyday POST (one request) is served without a promise of its own; a batch's
+  // preflight and a resumable stream's priming event go on in a `then`.
+  handlePost(exchange: HttpExchange, body: unknown, authInfo?: AuthInfo): Promise<void> | undefined {
     const res = exchange;
-    if (this.#closed) return refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+    if (this.#closed) {
+      refuse(res, this.#headers(), 404, JSONRPC.sessionNotFound, 'Session not found');
+      return undefined;
+    }
     const accept = exchange.header('accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       const message = 'Not Acceptable: Client must accept both application/json and text/event-stream';
-      return this.#refuse(res, 406, JSONRPC.serverError, message);
+      this.#refuse(res, 406, JSONRPC.serverError, message);
+      return undefined;
     }
     if (Array.isArray(body) && body.length > MAX_BATCH) {
       const message = `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`;
-      return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+      this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+      return undefined;
     }
     const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
     if (!messages.every(isMessage)) {
-      return this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
+      this.#refuse(res, 400, JSONRPC.parseError, 'Parse error: Invalid JSON-RPC message');
+      return undefined;
     }
     const initialize = messages.find((m) => (m as { method?: unknown }).method === 'initialize' && 'id' in m);
     let version = exchange.header('mcp-protocol-version');
     if (initialize !== undefined) {
       if (this.#initialized && this.#sessionId !== undefined) {
-        return this.#refuse(res, 400, JSONRPC.invalidRequest, 'Invalid Request: Server already initialized');
+        this.#refuse(res, 400, JSONRPC.invalidRequest, 'Invalid Request: Server already initialized');
+        return undefined;
       }
       if (messages.length > 1) {
         const message = 'Invalid Request: Only one initialization request is allowed';
-        return this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+        this.#refuse(res, 400, JSONRPC.invalidRequest, message);
+        return undefined;
       }
       this.#initialized = true;
       const requested = (initialize as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
       version = typeof requested === 'string' ? requested : undefined;
     } else if (this.#refusedSessionOrVersion(exchange)) {
-      return;
+      return undefined;
     }
-    const requests = messages.filter(isRequest);
-    const requestedVersion = version ?? DEFAULT_VERSION;
-    // What a notification or a batch's preflight runs with (no stream of its own, no signal); made only
-    // when one is there: a lone request, the usual POST, needs none.
-    let base: HttpInbound | undefined;
-    const baseInbound = (): HttpInbound =>
-      (base ??= HttpInbound.legacy(exchange, requestedVersion, authInfo, this.#connection, false));
-    if (requests.length > 1) {
-      // A batch with a request the caller may not make is refused whole, before any of it runs.
-      for (const message of requests) {
-        const refusal = await this.#engine.preflight(message, baseInbound());
-        if (refusal !== undefined && refusal.status !== 200) {
-          const { status, headers, body } = answerBody(refusal, this.#headers());
-          res.respond(status, headers, body);
-          return;
-        }
+    const post: Post = {
+      exchange,
+      messages,
+      requests: messages.filter(isRequest),
+      version,
+      requestedVersion: version ?? DEFAULT_VERSION,
+      authInfo,
+      base: undefined,
+    };
+    if (post.requests.length > 1) {
+      return this.#preflight(post).then((refused) => (refused ? undefined : this.#post(post)));
+    }
+    return this.#post(post);
+  }
+
+  /**
+   * What a notification or a batch's preflight runs with (no stream of its own, no signal); made only when
+   * one is there: a lone request, the usual POST, needs none.
+   */
+  #baseInbound(post: Post): HttpInbound {
+    post.base ??= HttpInbound.legacy(
+      post.exchange,
+      post.requestedVersion,
+      post.authInfo,
+      this.#connection,
+      false,
+    );
+    return post.base;
+  }
+
+  /** A batch with a request the caller may not make is refused whole, before any of it runs. */
+  async #preflight(post: Post): Promise<boolean> {
+    for (const message of post.requests) {
+      const refusal = await this.#engine.preflight(message, this.#baseInbound(post));
+      if (refusal !== undefined && refusal.status !== 200) {
+        const { status, headers, body } = answerBody(refusal, this.#headers());
+        post.exchange.respond(status, headers, body);
+        return true;
       }
     }
+    return false;
+  }
+
+  #post(post: Post): Promise<void> | undefined {
+    const { exchange, messages, requests, version } = post;
     if (requests.length === 0) {
-      for (const message of messages) void this.#engine.handle(message, baseInbound());
-      res.respond(202, Object.assign(this.#headers(), { 'content-length': '0' }), '');
-      return;
+      for (const message of messages) void this.#engine.handle(message, this.#baseInbound(post));
+      exchange.respond(202, Object.assign(this.#headers(), { 'content-length': '0' }), '');
+      return undefined;
     }
 
     // Stream ids are part of event ids when streams are resumable; otherwise only this transport sees them.
@@ -161,15 +198,24 @@ export class LegacyTransport {
       requests.map((message) => message.id),
     );
     if (resumable) {
-      const primingId = await (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage);
-      if (this.#closed) return;
-      channel.prime(primingId, this.#retryMs);
+      return (this.#eventStore as EventStore).storeEvent(streamId, {} as JSONRPCMessage).then((primingId) => {
+        if (this.#closed) return;
+        channel.prime(primingId, this.#retryMs);
+        this.#serveMessages(post, streamId, channel, true);
+      });
     }
+    this.#serveMessages(post, streamId, channel, false);
+    return undefined;
+  }
+
+  /** Hands each message of a POST to the engine; each request's answer goes on the POST's stream. */
+  #serveMessages(post: Post, streamId: string, channel: Channel, resumable: boolean): void {
+    const { exchange, messages, requests, requestedVersion, authInfo } = post;
     const stateless = this.#connection === undefined;
     const single = requests.length === 1 && messages.length === 1;
     for (const message of messages) {
       if (!isRequest(message)) {
-        void this.#engine.handle(message, baseInbound());
+        void this.#engine.handle(message, this.#baseInbound(post));
         continue;
       }
       const id = message.id;
@@ -479,4 +525,15 @@ function isMessage(value: unknown): boolean {
 /** Requests (as opposed to notifications and answers): what a response must wait for. */
 function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } {
   return 'method' in message && 'id' in message;
+}
+
+/** One POST on its way: its messages, the version it speaks, and the inbound its notifications share. */
+interface Post {
+  readonly exchange: HttpExchange;
+  readonly messages: readonly JSONRPCMessage[];
+  readonly requests: readonly (JSONRPCMessage & { id: RequestId })[];
+  readonly version: string | undefined;
+  readonly requestedVersion: string;
+  readonly authInfo: AuthInfo | undefined;
+  base: HttpInbound | undefined;
 }

@@ -11,7 +11,7 @@ import {
   type TransportHost,
 } from '@pier/core/transport';
 import { messageOf } from './errors.js';
-import { byteLength, type ExchangeTracker, type HttpExchange } from './exchange.js';
+import { type BodyRead, byteLength, type ExchangeTracker, type HttpExchange } from './exchange.js';
 import { echoId, JSONRPC, jsonError, jsonHeaders, sendJsonError } from './json-errors.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { LegacyTransport } from './legacy-transport.js';
@@ -44,23 +44,38 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
   const sessions = options.sessions ? new LegacySessions(context) : undefined;
   const authenticator = host.authenticator;
 
-  const serve = async (exchange: HttpExchange): Promise<void> => {
-    let authInfo: AuthInfo | undefined;
-    if (authenticator !== undefined) {
-      // Before the body is read: a refused request costs no parsing.
-      let outcome = authenticate(authenticator, exchange, logger);
-      if (outcome instanceof Promise) outcome = await outcome;
-      if ('refusal' in outcome) {
-        sendRefusal(exchange, outcome.refusal);
-        return;
-      }
-      authInfo = outcome.authInfo;
+  // No async function and no `await` on a request's way (each was a promise more per request, and every
+  // promise also runs each async hook the process has: OpenTelemetry's context manager on Node 20): each
+  // step hands on to the next, and only a step that ends in a promise gets a `catch`.
+  const crashed = (exchange: HttpExchange, error: unknown): void => {
+    logger.error('MCP request crashed', { error: messageOf(error) });
+    sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal error', { id: null });
+  };
+  const guarded = (exchange: HttpExchange, pending: Promise<void> | undefined): void => {
+    if (pending !== undefined) pending.catch((error: unknown) => crashed(exchange, error));
+  };
+
+  const serve = (exchange: HttpExchange): Promise<void> | undefined => {
+    if (authenticator === undefined) return authorized(exchange, undefined);
+    // Before the body is read: a refused request costs no parsing.
+    const outcome = authenticate(authenticator, exchange, logger);
+    if (outcome instanceof Promise) return outcome.then((settled) => authenticated(exchange, settled));
+    return authenticated(exchange, outcome);
+  };
+
+  const authenticated = (exchange: HttpExchange, outcome: AuthOutcome): Promise<void> | undefined => {
+    if ('refusal' in outcome) {
+      sendRefusal(exchange, outcome.refusal);
+      return undefined;
     }
+    return authorized(exchange, outcome.authInfo);
+  };
+
+  const authorized = (exchange: HttpExchange, authInfo: AuthInfo | undefined): Promise<void> | undefined => {
     if (exchange.method !== 'POST') {
       // GET (the session's stream) and DELETE only reach the endpoint in sessionful mode.
       if (exchange.method === 'GET') tracker.promote(exchange);
-      await (sessions as LegacySessions).serve(exchange, undefined, authInfo);
-      return;
+      return (sessions as LegacySessions).serve(exchange, undefined, authInfo);
     }
     if (!isJsonContentType(exchange.header('content-type'))) {
       sendJsonError(
@@ -69,9 +84,26 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
         JSONRPC.serverError,
         'Unsupported Media Type: Content-Type must be application/json',
       );
-      return;
+      return undefined;
     }
-    const read = await exchange.readBody(options.maxBodyBytes);
+    exchange.readBody(options.maxBodyBytes, (read) => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = withBody(exchange, read, authInfo);
+      } catch (error) {
+        crashed(exchange, error);
+        return;
+      }
+      guarded(exchange, pending);
+    });
+    return undefined;
+  };
+
+  const withBody = (
+    exchange: HttpExchange,
+    read: BodyRead,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> | undefined => {
     if (!read.ok) {
       if (read.reason === 'too-large') {
         const body = jsonError(
@@ -80,7 +112,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
         );
         exchange.refuseOversized(body, jsonHeaders(body, { 'cache-control': 'no-store' }));
       } else exchange.destroy();
-      return;
+      return undefined;
     }
     let body: unknown;
     if ('parsed' in read) body = read.parsed;
@@ -93,7 +125,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
             ? 'Parse error: the request body is empty'
             : 'Parse error: the request body is not valid JSON';
         sendJsonError(exchange, 400, JSONRPC.parseError, message);
-        return;
+        return undefined;
       }
     }
     const classified = classifyEra({ body, headers: (name) => exchange.header(name) });
@@ -102,34 +134,35 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       logger.debug('MCP request refused', { status, error: error.message });
       const text = JSON.stringify({ jsonrpc: '2.0', error, id: echoId(body) });
       exchange.respond(status, jsonHeaders(text), text);
-      return;
+      return undefined;
     }
     if (classified.era === 'modern') {
-      const served = serveModern(
+      serveModern(
         host,
         tracker,
         exchange,
         body as { method: string },
         classified.envelope,
         authInfo,
+        crashed,
       );
-      if (served !== undefined) await served;
-      return;
+      return undefined;
     }
-    if (sessions !== undefined) {
-      await sessions.serve(exchange, body, authInfo);
-      return;
-    }
+    if (sessions !== undefined) return sessions.serve(exchange, body, authInfo);
     // Without sessions, each 2025-era exchange is served alone: it has no connection to the client after it.
-    await new LegacyTransport({ engine: host.engine, logger }).handlePost(exchange, body, authInfo);
+    return new LegacyTransport({ engine: host.engine, logger }).handlePost(exchange, body, authInfo);
   };
 
   return {
     handle(exchange) {
-      serve(exchange).catch((error: unknown) => {
-        logger.error('MCP request crashed', { error: messageOf(error) });
-        sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal error', { id: null });
-      });
+      let pending: Promise<void> | undefined;
+      try {
+        pending = serve(exchange);
+      } catch (error) {
+        crashed(exchange, error);
+        return;
+      }
+      guarded(exchange, pending);
     },
     start() {
       sessions?.start();

@@ -8,8 +8,9 @@ import type { ExchangeTracker, HttpExchange } from './exchange.js';
 import { HttpInbound } from './inbound.js';
 
 /**
- * Serves one 2026-07-28 message (already classified, with its envelope); the promise (none for a
- * notification) settles once the answer is written.
+ * Serves one 2026-07-28 message (already classified, with its envelope). Nothing to wait for: the answer is
+ * written when the engine has it, and a failure on the way is handed to `crashed` (a 500 if nothing was
+ * sent yet).
  */
 export function serveModern(
   host: TransportHost,
@@ -18,7 +19,8 @@ export function serveModern(
   message: { readonly method: string; readonly id?: unknown },
   envelope: Envelope | undefined,
   authInfo: AuthInfo | undefined,
-): Promise<void> | undefined {
+  crashed: (exchange: HttpExchange, error: unknown) => void,
+): void {
   const isRequest = 'id' in message;
   const listen = isRequest && message.method === 'subscriptions/listen';
   // A listen stream stays open until the client leaves: shutdown ends it, never waits for it.
@@ -40,23 +42,27 @@ export function serveModern(
   const answered = host.engine.handle(message, inbound);
   if (!isRequest || answered === undefined) {
     if (!exchange.headersSent) exchange.respond(202, { 'content-length': '0' }, '');
-    return undefined;
+    return;
   }
-  // A `then`, not an async function: a promise less per request.
+  // One `then`, with its own failure path: no async function, no `catch` after it.
   const deliver = (answer: Answer | undefined): void => {
-    const stream = channel as Channel | undefined;
-    if (stream !== undefined) {
-      if (answer !== undefined) stream.event(JSON.stringify(answer.message));
-      stream.end();
-      return;
+    try {
+      const stream = channel as Channel | undefined;
+      if (stream !== undefined) {
+        if (answer !== undefined) stream.event(JSON.stringify(answer.message));
+        stream.end();
+        return;
+      }
+      if (answer === undefined) {
+        exchange.end();
+        return;
+      }
+      writeAnswer(exchange, answer);
+    } catch (error) {
+      crashed(exchange, error);
     }
-    if (answer === undefined) {
-      exchange.end();
-      return;
-    }
-    writeAnswer(exchange, answer);
   };
-  return answered.then(deliver);
+  answered.then(deliver, (error: unknown) => crashed(exchange, error));
 }
 
 /** Whether the client takes an SSE answer: it names `text/event-stream` (or anything), or no `Accept`. */

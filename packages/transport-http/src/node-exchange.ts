@@ -102,13 +102,14 @@ export class NodeExchange extends TrackedExchange implements HttpExchange {
     return headers;
   }
 
-  readBody(limit: number): Promise<BodyRead> {
+  readBody(limit: number, onRead: (read: BodyRead) => void): void {
     const req = this.req as MaybeParsed;
     // Mounted behind a body parser: the stream is spent, the parsed JSON is what there is.
     if (req.body !== undefined && (req.readableEnded || req.complete)) {
-      return Promise.resolve({ ok: true, parsed: req.body });
+      onRead({ ok: true, parsed: req.body });
+      return;
     }
-    return readBody(req, limit);
+    readBody(req, limit, onRead);
   }
 
   serveRoute(route: HttpRoute): Promise<void> | undefined {

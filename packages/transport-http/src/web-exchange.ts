@@ -70,7 +70,12 @@ export class WebExchange extends TrackedExchange implements HttpExchange {
     return this.#request.headers;
   }
 
-  async readBody(limit: number): Promise<BodyRead> {
+  readBody(limit: number, onRead: (read: BodyRead) => void): void {
+    // Never rejects: `onRead` is all that follows.
+    void this.#readBody(limit).then(onRead);
+  }
+
+  async #readBody(limit: number): Promise<BodyRead> {
     const request = this.#request;
     // `request.body` is read only where the body must be streamed (chunked, or over the limit): on Node,
     // `@hono/node-server` hands over a light `Request` that turns into a full one, node's stream wrapped

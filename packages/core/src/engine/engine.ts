@@ -325,27 +325,66 @@ export class Engine {
     }
   }
 
-  async #serve(
+  // Not async: the answer is made in one `then` of the handler's promise (an async function and its
+  // `await` were two promises a call more, and every promise also runs each async hook the process has —
+  // OpenTelemetry's `AsyncLocalStorage` context manager on Node 20). With observers, `finishes` are told
+  // how the call ended in that same `then`.
+  #serve(
     call: Call,
     definition: MethodDefinition,
     run: (call: Call) => Promise<JsonObject>,
+    finishes?: Finish[],
   ): Promise<Answer | undefined> {
+    let ran: Promise<JsonObject>;
     try {
       if (definition.resolve !== undefined) call.target = definition.resolve(call);
-      const result = await run(call);
-      if (call.connection !== undefined && call.aborted) return undefined;
+      ran = run(call);
+    } catch (error) {
+      return Promise.resolve(this.#ended(call, true, error, finishes));
+    }
+    return ran.then(
+      (result) => this.#ended(call, false, result, finishes),
+      (error: unknown) => this.#ended(call, true, error, finishes),
+    );
+  }
+
+  /** A call's answer from its result (or what it threw); the call is done, and its observers told. */
+  #ended(call: Call, threw: boolean, value: unknown, finishes: Finish[] | undefined): Answer | undefined {
+    let answer: Answer | undefined;
+    try {
+      answer = threw ? this.#failed(call, value) : this.#answer(call, value as JsonObject);
+    } finally {
+      done(call);
+    }
+    if (finishes !== undefined) {
+      const outcome: ObservedOutcome =
+        answer === undefined
+          ? { error: { code: ErrorCode.ConnectionClosed, message: 'Request cancelled' } }
+          : 'result' in answer.message
+            ? { result: answer.message.result }
+            : { error: answer.message.error };
+      finishRequest(finishes, outcome, this.logger);
+    }
+    return answer;
+  }
+
+  #answer(call: Call, result: JsonObject): Answer | undefined {
+    if (call.connection !== undefined && call.aborted) return undefined;
+    try {
       const encoded =
         call.era === 'modern'
           ? encodeModern(call.method, result, call.method === 'server/discover' ? this.info : this.#stamp)
           : result;
       return { message: resultMessage(call.id, encoded), status: 200, headers: call.responseHeaders };
     } catch (error) {
-      // A request the client cancelled on its connection is not answered (the SDK's rule).
-      if (call.connection !== undefined && call.aborted) return undefined;
-      return this.#errorAnswer(call, error);
-    } finally {
-      done(call);
+      return this.#failed(call, error);
     }
+  }
+
+  #failed(call: Call, error: unknown): Answer | undefined {
+    // A request the client cancelled on its connection is not answered (the SDK's rule).
+    if (call.connection !== undefined && call.aborted) return undefined;
+    return this.#errorAnswer(call, error);
   }
 
   /** The request inside the observers' dispatch (`PluginContext.observe`), which are told how it ended. */
@@ -361,21 +400,12 @@ export class Engine {
       this.#observers,
       this.#observedRequest(message, call.inbound),
       () => {
-        served = this.#serve(call, definition, run);
+        served = this.#serve(call, definition, run, finishes);
       },
       this.logger,
       finishes,
     );
-    return (served as Promise<Answer | undefined>).then((answer) => {
-      const outcome: ObservedOutcome =
-        answer === undefined
-          ? { error: { code: ErrorCode.ConnectionClosed, message: 'Request cancelled' } }
-          : 'result' in answer.message
-            ? { result: answer.message.result }
-            : { error: answer.message.error };
-      finishRequest(finishes, outcome, this.logger);
-      return answer;
-    });
+    return served as Promise<Answer | undefined>;
   }
 
   #observeUnserved(message: RequestMessage, inbound: Inbound, response: ResponseMessage): void {
@@ -486,9 +516,14 @@ export class Engine {
   }
 }
 
+// Not async: `async (call) => run(call)` made two promises a call (its own, and the one that adopts the
+// handler's). A throw goes to the caller (`#serve`, the middleware chain), which turns it into the answer.
 function runOf(definition: MethodDefinition): (call: Call) => Promise<JsonObject> {
   const run = definition.run;
-  return async (call) => run(call);
+  return (call) => {
+    const value = run(call);
+    return value instanceof Promise ? value : Promise.resolve(value);
+  };
 }
 
 function isProtocolError(error: unknown): error is ProtocolError {

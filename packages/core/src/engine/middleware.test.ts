@@ -62,6 +62,13 @@ describe('compose', () => {
     const passing: Middleware = (_ctx, next) => next();
     await expect(chainOf([timing, sync, passing, timing, passing])(callOf())).resolves.toEqual({ n: 1 });
     await expect(chainOf([passing, timing])(callOf())).resolves.toEqual({ n: 1 });
+    // next() called only after an await of its own, over a level that hands next()'s promise back.
+    const late: Middleware = async (_ctx, next) => {
+      await Promise.resolve();
+      await next();
+    };
+    await expect(chainOf([late, passing])(callOf())).resolves.toEqual({ n: 1 });
+    await expect(chainOf([late, late, sync])(callOf())).resolves.toEqual({ n: 1 });
   });
 
   it('answers without the handler when a middleware returns a result of its own', async () => {

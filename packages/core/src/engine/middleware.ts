@@ -148,9 +148,10 @@ export function compose<C extends MiddlewareContext>(
 
 /**
  * One request's way through its chain. No async function, and per level no closure but `next`: a
- * middleware that hands back what `next()` gave it (`(ctx, next) => next()`) adds nothing more; one that
- * returns a promise of its own is followed with one `then`. The last result a level settled with is kept
- * here for a level above whose middleware only awaited `next()`, and forgotten when a level fails.
+ * middleware that hands back what `next()` gave it (`(ctx, next) => next()`) adds nothing more, and the
+ * handler's own promise comes back up such a chain as it is; one that returns a promise of its own is
+ * followed with one `then`. What `next()` settled with is kept for such a level only (its middleware may
+ * only have awaited `next()`), and forgotten when a level fails.
  */
 class Onion<C extends MiddlewareContext> {
   /** The deepest level started: `next()` may start each level once. */
@@ -180,20 +181,20 @@ function dispatch<C extends MiddlewareContext>(onion: Onion<C>, level: number): 
   onion.started = level;
   const chain = onion.chain;
   if (level === chain.length) {
-    let ran: Promise<JsonObject>;
     try {
-      ran = onion.run(onion.call);
+      return onion.run(onion.call);
     } catch (error) {
       return onion.failed(error);
     }
-    return ran.then(
-      (result) => kept(onion, level, result),
-      (error: unknown) => onion.failed(error),
-    );
   }
+  // Set when this level's middleware returned a promise of its own: what `next()` settles with is kept.
+  let own = false;
+  let forwardedHere: Promise<JsonObject> | undefined;
   const next = () => {
     const forwarded = dispatch(onion, level + 1);
     onion.forwarded = forwarded;
+    forwardedHere = forwarded;
+    if (own) keep(onion, level + 1, forwarded);
     return forwarded;
   };
   let returned: unknown;
@@ -205,9 +206,26 @@ function dispatch<C extends MiddlewareContext>(onion: Onion<C>, level: number): 
   } catch (error) {
     return onion.failed(error);
   }
+  // Its `then` is registered after the middleware's own wait on `next()`, and runs before this level's.
+  own = true;
+  if (forwardedHere !== undefined) keep(onion, level + 1, forwardedHere);
   return Promise.resolve(returned).then(
     (value) => settled(onion, level, value),
     (error: unknown) => onion.failed(error),
+  );
+}
+
+/** Keeps what `forwarded` (level `level`'s promise) settles with, for a level above that only awaited it. */
+function keep<C extends MiddlewareContext>(
+  onion: Onion<C>,
+  level: number,
+  forwarded: Promise<JsonObject>,
+): void {
+  forwarded.then(
+    (result) => kept(onion, level, result),
+    () => {
+      onion.resultLevel = -1;
+    },
   );
 }
 

@@ -58,12 +58,16 @@ function resolveTool(call: Call, tool: ToolEntry | undefined): Target | undefine
   return { kind: 'tool', name: tool.name, declaration: tool.declaration };
 }
 
-async function callTool(
+// Not async: a call whose arguments check at once and whose handler answers at once is answered without a
+// promise of its own (each is one more per call, and runs every async hook the process has); a
+// `requestState` to verify, a schema that checks asynchronously, a task and a handler's promise go on in a
+// `then`. What it throws at once, the engine answers as it answers a rejection.
+function callTool(
   call: Call,
   tool: ToolEntry | undefined,
   services: ToolServices,
   loggers: ReadonlyMap<string, Logger>,
-): Promise<JsonObject> {
+): JsonObject | Promise<JsonObject> {
   const name = call.params.name;
   if (typeof name !== 'string') {
     throw new ProtocolError(
@@ -71,21 +75,56 @@ async function callTool(
       'Invalid tools/call request: params.name must be a string',
     );
   }
-  if (call.era === 'modern' && call.params.requestState !== undefined) await services.rounds.verify(call);
+  if (call.era === 'modern' && call.params.requestState !== undefined) {
+    return services.rounds.verify(call).then(() => checkArguments(call, tool, services, loggers, name));
+  }
+  return checkArguments(call, tool, services, loggers, name);
+}
+
+function checkArguments(
+  call: Call,
+  tool: ToolEntry | undefined,
+  services: ToolServices,
+  loggers: ReadonlyMap<string, Logger>,
+  name: string,
+): JsonObject | Promise<JsonObject> {
   if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
   const args = call.arguments ?? {};
-  let value: unknown = {};
-  if (tool.input !== undefined) {
-    let checked = tool.input['~standard'].validate(args);
-    if (checked instanceof Promise) checked = await checked;
-    if (checked.issues !== undefined) {
-      // As the SDK answers it: the model sees what was wrong with its arguments, as a tool error.
-      return errorResult(
-        `Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`,
-      );
-    }
-    value = checked.value;
+  if (tool.input === undefined) return runTool(call, tool, services, loggers, name, args, {});
+  const checked = tool.input['~standard'].validate(args);
+  if (checked instanceof Promise) {
+    return checked.then((settled) => checkedArguments(call, tool, services, loggers, name, args, settled));
   }
+  return checkedArguments(call, tool, services, loggers, name, args, checked);
+}
+
+function checkedArguments(
+  call: Call,
+  tool: ToolEntry,
+  services: ToolServices,
+  loggers: ReadonlyMap<string, Logger>,
+  name: string,
+  args: JsonObject,
+  checked: Awaited<ReturnType<PreparedSchema['~standard']['validate']>>,
+): JsonObject | Promise<JsonObject> {
+  if (checked.issues !== undefined) {
+    // As the SDK answers it: the model sees what was wrong with its arguments, as a tool error.
+    return errorResult(
+      `Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`,
+    );
+  }
+  return runTool(call, tool, services, loggers, name, args, checked.value);
+}
+
+function runTool(
+  call: Call,
+  tool: ToolEntry,
+  services: ToolServices,
+  loggers: ReadonlyMap<string, Logger>,
+  name: string,
+  args: JsonObject,
+  value: unknown,
+): JsonObject | Promise<JsonObject> {
   const logger = loggers.get(name) as Logger;
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
   const start = (round: InputRound | undefined, overrides?: ContextOverrides): unknown =>
@@ -114,7 +153,7 @@ async function callTool(
       return failed(error);
     }
   };
-  // Not async: a handler that answers at once is answered at once, without a promise.
+  // A handler that answers at once is answered at once, without a promise.
   const invoke = (round: InputRound | undefined): CallToolResult | Promise<CallToolResult> => {
     let returned: unknown;
     try {
@@ -126,33 +165,46 @@ async function callTool(
   };
   const mode = tool.declaration.task ?? 'never';
   const tasks = services.tasks;
-  let result: JsonObject;
   if (mode !== 'never' && tasks !== undefined && Tasks.declared(call)) {
     const rounds = services.rounds;
-    result = (await tasks.call(
-      call,
-      call.principal,
-      {
-        target: rounds.targetOf(call, name, args),
-        codec: rounds.codecFor(call),
-        maxRounds: rounds.maxRounds,
-      },
-      // What a task's handler throws fails the task (a JSON-RPC error), unlike a call's (a tool error).
-      (round, overrides) => run(round, overrides),
-    )) as JsonObject;
-  } else {
-    if (mode === 'required' && tasks !== undefined)
-      throw Tasks.missing(`tool "${name}" runs as a task, so it`);
-    try {
-      const ran = services.rounds.run(call, name, args, invoke);
-      result = (isThenable(ran) ? await ran : ran) as JsonObject;
-    } catch (error) {
-      // A genuine state of another call (another tool, other arguments), or one round too many, is what the
-      // tool's run refuses: reported as the tool's error, as the SDK reports it.
-      if (!isRoundRefusal(error)) throw error;
-      return errorResult((error as Error).message);
-    }
+    return tasks
+      .call(
+        call,
+        call.principal,
+        {
+          target: rounds.targetOf(call, name, args),
+          codec: rounds.codecFor(call),
+          maxRounds: rounds.maxRounds,
+        },
+        // What a task's handler throws fails the task (a JSON-RPC error), unlike a call's (a tool error).
+        (round, overrides) => run(round, overrides),
+      )
+      .then((result) => finished(call, tool, result as JsonObject));
   }
+  if (mode === 'required' && tasks !== undefined) throw Tasks.missing(`tool "${name}" runs as a task, so it`);
+  let ran: unknown;
+  try {
+    ran = services.rounds.run(call, name, args, invoke);
+  } catch (error) {
+    return refusedRound(error);
+  }
+  if (isThenable(ran)) {
+    return Promise.resolve(ran).then((result) => finished(call, tool, result as JsonObject), refusedRound);
+  }
+  return finished(call, tool, ran as JsonObject);
+}
+
+/**
+ * A genuine state of another call (another tool, other arguments), or one round too many, is what the
+ * tool's run refuses: reported as the tool's error, as the SDK reports it. Anything else goes on.
+ */
+function refusedRound(error: unknown): JsonObject {
+  if (!isRoundRefusal(error)) throw error;
+  return errorResult((error as Error).message);
+}
+
+/** A question or a task is answered as it is; a result is checked and shaped. */
+function finished(call: Call, tool: ToolEntry, result: JsonObject): JsonObject | Promise<JsonObject> {
   if (result.resultType === 'input_required' || result.resultType === 'task') return result;
   return finish(call, tool, result as CallToolResult);
 }
