@@ -161,6 +161,47 @@ describe('scopes on tools, resources and prompts', () => {
     expect(ran).toEqual(['read', 'write', 'draft']);
   });
 
+  it('a caller without the scopes reaches no middleware; one with them goes through every one', async () => {
+    const seen: string[] = [];
+    const server = createServer(
+      defineServer({ name: 'scopes', version: '1.0.0', tools, resources: [secret], prompts: [draft] }),
+      {
+        handleSignals: false,
+        logStream: { write: () => true },
+        plugins: [
+          { name: 'auth', setup: (ctx) => ctx.setAuthenticator(authenticator(false)) },
+          {
+            name: 'seen',
+            setup: (ctx) =>
+              ctx.use('*', (call, next) => {
+                seen.push(call.method);
+                return next();
+              }),
+          },
+        ],
+      },
+    ).use('tools/call', async (call, next) => {
+      seen.push(`server:${String(call.target?.name)}`);
+      return next();
+    });
+    servers.push(server);
+    const url = (await server.listen(httpTransport({ port: 0 }))).url;
+    ran.length = 0;
+    expectScopeChallenge(
+      await modernCall(url, 'reader', 'tools/call', { name: 'write', arguments: {} }),
+      'notes:write',
+    );
+    expectScopeChallenge(await modernCall(url, 'reader', 'prompts/get', { name: 'draft' }), 'notes:write');
+    const headers = { ...LEGACY_HEADERS, authorization: 'Bearer reader' };
+    expectScopeChallenge(await ask(url, { headers, body: legacyCall('write') }), 'notes:write');
+    expect(seen).toEqual([]);
+    expect(ran).toEqual([]);
+    expect((await modernCall(url, 'reader', 'tools/call', { name: 'read', arguments: {} })).status).toBe(200);
+    expect((await ask(url, { headers, body: legacyCall('read') })).status).toBe(200);
+    expect(seen).toEqual(['tools/call', 'server:read', 'tools/call', 'server:read']);
+    expect(ran).toEqual(['read', 'read']);
+  });
+
   it('2025 stateless, a 2025-03-26 batch, and a 2025 session: 403 before dispatch, the session untouched', async () => {
     const stateless = await pier('default');
     ran.length = 0;

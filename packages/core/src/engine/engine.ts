@@ -26,12 +26,13 @@ import { addHeaders, type HeaderList } from './headers.js';
 import { compose, type MiddlewareEntry, type Target } from './middleware.js';
 import { encodeModern } from './modern/encode.js';
 import { observedHeaders } from './observed-headers.js';
-import { insufficientScope, scopeChallenge, scopesMiddleware } from './scopes.js';
+import { insufficientScope, scopeChallenge } from './scopes.js';
 import {
   DEFAULT_LEGACY_VERSION,
   ErrorCode,
   errorMessage,
   isLegacyVersion,
+  isThenable,
   type JsonObject,
   type Message,
   messageKind,
@@ -97,7 +98,7 @@ export class Engine {
   readonly #middleware: MiddlewareEntry[];
   readonly #methods = new Map<
     string,
-    { readonly definition: MethodDefinition; run: (call: Call) => Promise<JsonObject> }
+    { readonly definition: MethodDefinition; run: (call: Call) => JsonObject | Promise<JsonObject> }
   >();
   readonly #connections = new Set<Connection>();
   readonly #notificationHandlers = new Map<
@@ -122,8 +123,8 @@ export class Engine {
     this.pageSize = options.pageSize;
     this.#authenticator = options.authenticator;
     this.#observers = options.observers;
-    // Scopes come first: a refused request reaches no other middleware.
-    this.#middleware = [scopesMiddleware(options.authenticator), ...options.middleware];
+    // Scopes are checked before the chain (`#run`): a refused request reaches no middleware.
+    this.#middleware = [...options.middleware];
     const catalog = options.catalog;
     let capabilities: ServerCapabilities = {
       logging: {},
@@ -325,24 +326,46 @@ export class Engine {
     }
   }
 
-  // Not async: the answer is made in one `then` of the handler's promise (an async function and its
-  // `await` were two promises a call more, and every promise also runs each async hook the process has —
-  // OpenTelemetry's `AsyncLocalStorage` context manager on Node 20). With observers, `finishes` are told
-  // how the call ended in that same `then`.
   #serve(
     call: Call,
     definition: MethodDefinition,
-    run: (call: Call) => Promise<JsonObject>,
-    finishes?: Finish[],
+    run: (call: Call) => JsonObject | Promise<JsonObject>,
   ): Promise<Answer | undefined> {
-    let ran: Promise<JsonObject>;
+    const served = this.#run(call, definition, run, undefined);
+    return served instanceof Promise ? served : Promise.resolve(served);
+  }
+
+  /**
+   * A call's answer: at once when its method answers at once, else from one `then` of its promise (an async
+   * function and its `await` were two promises a call more, and every promise also runs each async hook the
+   * process has — OpenTelemetry's `AsyncLocalStorage` context manager on Node 20). The declaration's scopes
+   * are checked first: a caller who lacks them reaches no middleware. `finishes` (observers) are told in
+   * that `then`; an answer made at once is told by the caller, once every observer has handed its finish.
+   */
+  #run(
+    call: Call,
+    definition: MethodDefinition,
+    run: (call: Call) => JsonObject | Promise<JsonObject>,
+    finishes: Finish[] | undefined,
+  ): Answer | undefined | Promise<Answer | undefined> {
+    let ran: JsonObject | Promise<JsonObject>;
     try {
-      if (definition.resolve !== undefined) call.target = definition.resolve(call);
+      if (definition.resolve !== undefined) {
+        const target = definition.resolve(call);
+        call.target = target;
+        const challenge = scopeChallenge(this.#authenticator, target?.declaration.scopes, call.auth);
+        if (challenge !== undefined) {
+          return insufficientScope(challenge, call.auth as AuthInfo).then((refusal) =>
+            this.#ended(call, true, refusal, finishes),
+          );
+        }
+      }
       ran = run(call);
     } catch (error) {
-      return Promise.resolve(this.#ended(call, true, error, finishes));
+      return this.#ended(call, true, error, undefined);
     }
-    return ran.then(
+    if (!isThenable(ran)) return this.#ended(call, false, ran, undefined);
+    return Promise.resolve(ran).then(
       (result) => this.#ended(call, false, result, finishes),
       (error: unknown) => this.#ended(call, true, error, finishes),
     );
@@ -356,15 +379,7 @@ export class Engine {
     } finally {
       done(call);
     }
-    if (finishes !== undefined) {
-      const outcome: ObservedOutcome =
-        answer === undefined
-          ? { error: { code: ErrorCode.ConnectionClosed, message: 'Request cancelled' } }
-          : 'result' in answer.message
-            ? { result: answer.message.result }
-            : { error: answer.message.error };
-      finishRequest(finishes, outcome, this.logger);
-    }
+    if (finishes !== undefined) finishRequest(finishes, outcomeOf(answer), this.logger);
     return answer;
   }
 
@@ -392,20 +407,23 @@ export class Engine {
     call: Call,
     message: RequestMessage,
     definition: MethodDefinition,
-    run: (call: Call) => Promise<JsonObject>,
+    run: (call: Call) => JsonObject | Promise<JsonObject>,
   ): Promise<Answer | undefined> {
     const finishes: Finish[] = [];
-    let served: Promise<Answer | undefined> | undefined;
+    let served: Answer | undefined | Promise<Answer | undefined>;
     observeRequest(
       this.#observers,
       this.#observedRequest(message, call.inbound),
       () => {
-        served = this.#serve(call, definition, run, finishes);
+        served = this.#run(call, definition, run, finishes);
       },
       this.logger,
       finishes,
     );
-    return served as Promise<Answer | undefined>;
+    if (served instanceof Promise) return served;
+    // Answered inside the dispatch: every observer has handed its finish now.
+    finishRequest(finishes, outcomeOf(served), this.logger);
+    return Promise.resolve(served);
   }
 
   #observeUnserved(message: RequestMessage, inbound: Inbound, response: ResponseMessage): void {
@@ -516,14 +534,19 @@ export class Engine {
   }
 }
 
-// Not async: `async (call) => run(call)` made two promises a call (its own, and the one that adopts the
-// handler's). A throw goes to the caller (`#serve`, the middleware chain), which turns it into the answer.
-function runOf(definition: MethodDefinition): (call: Call) => Promise<JsonObject> {
-  const run = definition.run;
-  return (call) => {
-    const value = run(call);
-    return value instanceof Promise ? value : Promise.resolve(value);
-  };
+// The method's own run, as it is: `async (call) => run(call)` made two promises a call (its own, and the one
+// that adopts the handler's). A value or a throw at once goes to the caller (`#run`, the middleware chain).
+function runOf(definition: MethodDefinition): (call: Call) => JsonObject | Promise<JsonObject> {
+  return definition.run;
+}
+
+/** How a request ended, as observers are told. */
+function outcomeOf(answer: Answer | undefined): ObservedOutcome {
+  return answer === undefined
+    ? { error: { code: ErrorCode.ConnectionClosed, message: 'Request cancelled' } }
+    : 'result' in answer.message
+      ? { result: answer.message.result }
+      : { error: answer.message.error };
 }
 
 function isProtocolError(error: unknown): error is ProtocolError {

@@ -139,8 +139,8 @@ function matches(entry: MiddlewareEntry, method: string): boolean {
 export function compose<C extends MiddlewareContext>(
   method: string,
   entries: readonly MiddlewareEntry[],
-  run: (call: C) => Promise<JsonObject>,
-): (call: C) => Promise<JsonObject> {
+  run: (call: C) => JsonObject | Promise<JsonObject>,
+): (call: C) => JsonObject | Promise<JsonObject> {
   const chain = entries.filter((entry) => matches(entry, method)).map((entry) => entry.middleware);
   if (chain.length === 0) return run;
   return (call) => dispatch(new Onion(chain, call, run), 0);
@@ -165,7 +165,7 @@ class Onion<C extends MiddlewareContext> {
   constructor(
     readonly chain: readonly Middleware[],
     readonly call: C,
-    readonly run: (call: C) => Promise<JsonObject>,
+    readonly run: (call: C) => JsonObject | Promise<JsonObject>,
   ) {}
 
   failed(error: unknown): Promise<never> {
@@ -182,7 +182,8 @@ function dispatch<C extends MiddlewareContext>(onion: Onion<C>, level: number): 
   const chain = onion.chain;
   if (level === chain.length) {
     try {
-      return onion.run(onion.call);
+      // `next()` is a promise to every middleware, whether the method answered at once or not.
+      return Promise.resolve(onion.run(onion.call));
     } catch (error) {
       return onion.failed(error);
     }

@@ -1,7 +1,7 @@
-// Scopes a tool, prompt or resource declares (`scopes: ['notes:read']`), checked by a middleware core puts
-// first in every chain that names one: a caller whose token lacks them gets 403 `insufficient_scope` over
-// HTTP, before any handler runs, with the scopes to ask for. A resource template's scopes guard its reads,
-// its completions and its subscriptions alike. Only an authenticated request is checked: without an
+// Scopes a tool, prompt or resource declares (`scopes: ['notes:read']`), checked by the engine before a
+// request that names one reaches any middleware: a caller whose token lacks them gets 403
+// `insufficient_scope` over HTTP, before any handler runs, with the scopes to ask for. A resource
+// template's scopes guard its reads, its completions and its subscriptions alike. Only an authenticated request is checked: without an
 // authenticator (stdio, open HTTP) there is no one to challenge.
 import {
   type AuthInfo,
@@ -12,17 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { RequestRefusedError } from '../errors.js';
 import type { HttpAuthenticator, ScopeChallenge } from '../plugins/api.js';
-import type { MiddlewareEntry } from './middleware.js';
 import { ErrorCode } from './wire.js';
-
-/** The methods whose request names a declaration that may carry scopes. */
-export const SCOPED_METHODS = [
-  'tools/call',
-  'prompts/get',
-  'resources/read',
-  'completion/complete',
-  'resources/subscribe',
-] as const;
 
 /**
  * The challenge for a caller lacking `required`: the authenticator's decision (`scopeChallenge`), or by
@@ -40,21 +30,6 @@ export function scopeChallenge(
   return required.every((scope) => granted.has(scope))
     ? undefined
     : { scopes: required as [string, ...string[]] };
-}
-
-/** The middleware that refuses a request for a declaration whose scopes the caller lacks. */
-export function scopesMiddleware(authenticator: HttpAuthenticator | undefined): MiddlewareEntry {
-  return {
-    match: SCOPED_METHODS,
-    source: 'core (scopes)',
-    // Not async: a request it lets through goes on in the same turn (every tools/call passes here).
-    middleware: (ctx, next) => {
-      const scopes = ctx.target?.declaration.scopes;
-      const challenge = scopeChallenge(authenticator, scopes, ctx.auth);
-      if (challenge === undefined) return next();
-      return insufficientScope(challenge, ctx.auth as AuthInfo).then((refusal) => Promise.reject(refusal));
-    },
-  };
 }
 
 /** The 403 `insufficient_scope` refusal: the SDK's own challenge header and OAuth error body. */
