@@ -89,43 +89,41 @@ function checkArguments(
   name: string,
 ): JsonObject | Promise<JsonObject> {
   if (tool === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
-  const args = call.arguments ?? {};
-  if (tool.input === undefined) return runTool(call, tool, services, loggers, name, args, {});
-  const checked = tool.input['~standard'].validate(args);
+  const logger = loggers.get(name) as Logger;
+  if (tool.input === undefined) return runTool(call, tool, services, logger, {});
+  const checked = tool.input['~standard'].validate(call.arguments ?? {});
   if (checked instanceof Promise) {
-    return checked.then((settled) => checkedArguments(call, tool, services, loggers, name, args, settled));
+    return checked.then((settled) => checkedArguments(call, tool, services, logger, settled));
   }
-  return checkedArguments(call, tool, services, loggers, name, args, checked);
+  return checkedArguments(call, tool, services, logger, checked);
 }
 
 function checkedArguments(
   call: Call,
   tool: ToolEntry,
   services: ToolServices,
-  loggers: ReadonlyMap<string, Logger>,
-  name: string,
-  args: JsonObject,
+  logger: Logger,
   checked: Awaited<ReturnType<PreparedSchema['~standard']['validate']>>,
 ): JsonObject | Promise<JsonObject> {
   if (checked.issues !== undefined) {
     // As the SDK answers it: the model sees what was wrong with its arguments, as a tool error.
     return errorResult(
-      `Input validation error: Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`,
+      `Input validation error: Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`,
     );
   }
-  return runTool(call, tool, services, loggers, name, args, checked.value);
+  return runTool(call, tool, services, logger, checked.value);
 }
 
+/** Runs the tool's handler on its checked arguments (`value`): as a task, or through its input rounds. */
 function runTool(
   call: Call,
   tool: ToolEntry,
   services: ToolServices,
-  loggers: ReadonlyMap<string, Logger>,
-  name: string,
-  args: JsonObject,
+  logger: Logger,
   value: unknown,
 ): JsonObject | Promise<JsonObject> {
-  const logger = loggers.get(name) as Logger;
+  const name = tool.name;
+  const args = call.arguments ?? {};
   const handler = tool.declaration.handler as (args: unknown, ctx: unknown) => unknown;
   const start = (round: InputRound | undefined, overrides?: ContextOverrides): unknown =>
     handler(value, new HandlerContext(call, logger, services.notifier, round, undefined, overrides));
