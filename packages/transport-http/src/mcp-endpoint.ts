@@ -51,7 +51,20 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
     logger.error('MCP request crashed', { error: messageOf(error) });
     sendJsonError(exchange, 500, JSONRPC.internalError, 'Internal error', { id: null });
   };
-  const guarded = (exchange: HttpExchange, pending: Promise<void> | undefined): void => {
+  /** Runs one step of a request: what it throws, or its promise rejects with, is a 500. */
+  const guarded = <A, B>(
+    step: (exchange: HttpExchange, a: A, b: B) => Promise<void> | undefined,
+    exchange: HttpExchange,
+    a: A,
+    b: B,
+  ): void => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = step(exchange, a, b);
+    } catch (error) {
+      crashed(exchange, error);
+      return;
+    }
     if (pending !== undefined) pending.catch((error: unknown) => crashed(exchange, error));
   };
 
@@ -86,16 +99,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
       );
       return undefined;
     }
-    exchange.readBody(options.maxBodyBytes, (read) => {
-      let pending: Promise<void> | undefined;
-      try {
-        pending = withBody(exchange, read, authInfo);
-      } catch (error) {
-        crashed(exchange, error);
-        return;
-      }
-      guarded(exchange, pending);
-    });
+    exchange.readBody(options.maxBodyBytes, (read) => guarded(withBody, exchange, read, authInfo));
     return undefined;
   };
 
@@ -155,14 +159,7 @@ export function createMcpEndpoint(context: McpEndpointContext): McpEndpoint {
 
   return {
     handle(exchange) {
-      let pending: Promise<void> | undefined;
-      try {
-        pending = serve(exchange);
-      } catch (error) {
-        crashed(exchange, error);
-        return;
-      }
-      guarded(exchange, pending);
+      guarded(serve, exchange, undefined, undefined);
     },
     start() {
       sessions?.start();
