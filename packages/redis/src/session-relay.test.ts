@@ -1,7 +1,6 @@
 // 2025-era sessions on any replica: three replica processes with the Redis session relay behind a real
 // HAProxy balancing round-robin (no affinity), used by real SDK clients (v2 in 2025 mode, and v1). The
 // negative control runs the same session through the same balancer without the relay: it must fail.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,72 +13,17 @@ import {
   ensureInstalled,
   type LoadBalancer,
   type RedisProcess,
+  type ReplicaProcess,
+  spawnReplica,
   startHaproxy,
   startRedis,
+  stopReplica,
 } from './test-infra.js';
 import { type Replica, sleep, startReplicas, stopReplicas, until } from './test-replicas.js';
 
-const FIXTURE = new URL('../test/replica.mjs', import.meta.url).pathname;
 const PREFIX = `test:relay:${process.pid}:`;
 const URI = 'notes://index';
 const LEGACY = '2025-11-25';
-
-interface ReplicaProcess {
-  readonly name: string;
-  readonly port: number;
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly alive: () => boolean;
-}
-
-/** Starts the fixture as its own process; resolves once it listens (bounded). */
-function spawnReplica(name: string, env: Record<string, string>): Promise<ReplicaProcess> {
-  const child = spawn(process.execPath, [FIXTURE], {
-    env: { ...process.env, REPLICA_ID: name, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${name} did not start within 20 s:\n${output}`)),
-      20_000,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /READY (\d+)/.exec(output);
-      if (ready) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        const port = Number(ready[1]);
-        resolve({
-          name,
-          port,
-          url: `http://127.0.0.1:${port}/mcp`,
-          child,
-          alive: () => child.exitCode === null && child.signalCode === null,
-        });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${String(code)}:\n${output}`));
-    });
-  });
-}
-
-/** Stops a replica by its PID: SIGTERM, SIGKILL after 5 s. */
-async function stopReplica(replica: ReplicaProcess): Promise<void> {
-  if (!replica.alive() || replica.child.pid === undefined) return;
-  const exited = new Promise((resolve) => replica.child.once('exit', resolve));
-  process.kill(replica.child.pid, 'SIGTERM');
-  const timer = setTimeout(() => replica.alive() && replica.child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** Each HTTP exchange a client made: what it sent, and which replica HAProxy picked. */
 interface Sent {

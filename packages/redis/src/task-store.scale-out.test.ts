@@ -10,7 +10,15 @@ import {
   startHaproxy,
   startRedis,
 } from './test-infra.js';
-import { type Replica, sleep, startReplicas, stopReplicas, until } from './test-replicas.js';
+import {
+  type Replica,
+  sleep,
+  startReplicas,
+  stopReplicas,
+  type TaskAnswer,
+  taskRequest,
+  until,
+} from './test-replicas.js';
 
 let redis: RedisProcess;
 beforeAll(async () => {
@@ -21,62 +29,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const TASKS = 'io.modelcontextprotocol/tasks';
-let nextId = 1;
-interface Answer {
-  replica: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/**
- * A raw 2026-07-28 request from a client of the tasks extension (the SDK v2 client refuses
- * `resultType: 'task'`); returns the JSON-RPC answer and the replica HAProxy picked.
- */
-async function request(url: string, method: string, params: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-      ...(typeof params.taskId === 'string' && { 'mcp-name': params.taskId }),
-      connection: 'close',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
-        },
-      },
-    }),
-  });
-  const replica = response.headers.get('x-pier-replica') ?? new URL(url).port;
-  const text = await response.text();
-  // A JSON answer, or an SSE stream whose last data line is the answer.
-  const json = text.startsWith('{')
-    ? text
-    : (text
-        .match(/^data: (.*)$/gm)
-        ?.at(-1)
-        ?.slice(6) ?? 'null');
-  return { replica, ...(JSON.parse(json) as object) };
-}
-
 const backends = (replicas: readonly Replica[]) =>
   Object.fromEntries(replicas.map((replica) => [replica.name, replica.port]));
 
 /** Starts a task of `tool` through the balancer; its id and the replica running its handler. */
 async function started(lb: string, tool: string): Promise<{ taskId: string; created: string }> {
-  const answer = await request(lb, 'tools/call', { name: tool, arguments: {} });
+  const answer = await taskRequest(lb, 'tools/call', { name: tool, arguments: {} });
   expect(answer.error).toBeUndefined();
   expect(answer.result).toMatchObject({ resultType: 'task', pollIntervalMs: 50 });
   return { taskId: answer.result?.taskId as string, created: answer.replica as string };
@@ -100,9 +58,9 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
   it('a task created through one replica is polled through the others and its result fetched there', async () => {
     const { taskId, created } = await started(lb.url, 'quick');
     const pollers = new Set<string>();
-    let last: Answer | undefined;
+    let last: TaskAnswer | undefined;
     for (let i = 0; i < 100; i++) {
-      last = await request(lb.url, 'tasks/get', { taskId });
+      last = await taskRequest(lb.url, 'tasks/get', { taskId });
       expect(last.error).toBeUndefined();
       pollers.add(last.replica as string);
       if (last.result?.status === 'completed' && [...pollers].some((name) => name !== created)) break;
@@ -116,7 +74,7 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
     });
     // Every replica answers the same, directly too.
     for (const replica of replicas) {
-      expect((await request(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
+      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
         status: 'completed',
       });
     }
@@ -126,14 +84,14 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
     const { taskId, created } = await started(lb.url, 'slow');
     const runner = owner(created);
     const elsewhere = others(runner.name)[0] as Replica;
-    expect((await request(elsewhere.url, 'tasks/get', { taskId })).result).toMatchObject({
+    expect((await taskRequest(elsewhere.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'working',
     });
-    expect((await request(elsewhere.url, 'tasks/cancel', { taskId })).result).toBeDefined();
+    expect((await taskRequest(elsewhere.url, 'tasks/cancel', { taskId })).result).toBeDefined();
     await until(() => runner.aborted.length === 1, `the run on ${runner.name} to be aborted`);
     expect(runner.aborted).toEqual([runner.name]);
     for (const replica of replicas) {
-      expect((await request(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
+      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
         status: 'cancelled',
       });
     }
@@ -142,17 +100,17 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
   it('a question asked on one replica is answered through another, and the task completes on the first', async () => {
     const { taskId, created } = await started(lb.url, 'confirm');
     const elsewhere = others(created)[1] as Replica;
-    const parked = await request(elsewhere.url, 'tasks/get', { taskId });
+    const parked = await taskRequest(elsewhere.url, 'tasks/get', { taskId });
     expect(parked.result?.status).toBe('input_required');
     const [key] = Object.keys(parked.result?.inputRequests as object);
-    const ack = await request(elsewhere.url, 'tasks/update', {
+    const ack = await taskRequest(elsewhere.url, 'tasks/update', {
       taskId,
       inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
     });
     expect(ack.error).toBeUndefined();
-    let done: Answer | undefined;
+    let done: TaskAnswer | undefined;
     for (let i = 0; i < 100 && done?.result?.status !== 'completed'; i++) {
-      done = await request(lb.url, 'tasks/get', { taskId });
+      done = await taskRequest(lb.url, 'tasks/get', { taskId });
       if (done.result?.status !== 'completed') await sleep(20);
     }
     expect(done?.result).toMatchObject({
@@ -177,15 +135,19 @@ describe('negative control: 3 replicas with the embedded in-memory task store, b
   it('another replica does not know the task: tasks/get and tasks/cancel there are -32602, the run goes on', async () => {
     const { taskId, created } = await started(lb.url, 'slow');
     const runner = replicas.find((replica) => replica.name === created) as Replica;
-    expect((await request(runner.url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'working' });
+    expect((await taskRequest(runner.url, 'tasks/get', { taskId })).result).toMatchObject({
+      status: 'working',
+    });
     for (const replica of replicas.filter((r) => r !== runner)) {
-      expect((await request(replica.url, 'tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
-      expect((await request(replica.url, 'tasks/cancel', { taskId })).error).toMatchObject({ code: -32602 });
+      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
+      expect((await taskRequest(replica.url, 'tasks/cancel', { taskId })).error).toMatchObject({
+        code: -32602,
+      });
     }
     await sleep(200);
     expect(runner.aborted).toEqual([]);
     // Through its own replica the cancel works (and stops the run before the fleet closes).
-    await request(runner.url, 'tasks/cancel', { taskId });
+    await taskRequest(runner.url, 'tasks/cancel', { taskId });
     await until(() => runner.aborted.length === 1, 'the local cancel');
   });
 });

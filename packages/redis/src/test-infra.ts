@@ -205,3 +205,62 @@ ${
   .join('\n')}
 `;
 }
+
+const FIXTURE = new URL('../test/replica.mjs', import.meta.url).pathname;
+
+export interface ReplicaProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly alive: () => boolean;
+}
+
+/** Starts test/replica.mjs (a small notes server; `env` picks its options) as its own process; resolves once it listens (bounded). */
+export function spawnReplica(name: string, env: Record<string, string>): Promise<ReplicaProcess> {
+  const child = spawn(process.execPath, [FIXTURE], {
+    env: { ...process.env, REPLICA_ID: name, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within 20 s:\n${output}`)),
+      20_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /READY (\d+)/.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        const port = Number(ready[1]);
+        resolve({
+          name,
+          port,
+          url: `http://127.0.0.1:${port}/mcp`,
+          child,
+          alive: () => child.exitCode === null && child.signalCode === null,
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${String(code)}:\n${output}`));
+    });
+  });
+}
+
+/** Stops a replica by its PID: SIGTERM, SIGKILL after 5 s. */
+export async function stopReplica(replica: ReplicaProcess): Promise<void> {
+  if (!replica.alive() || replica.child.pid === undefined) return;
+  const exited = new Promise((resolve) => replica.child.once('exit', resolve));
+  process.kill(replica.child.pid, 'SIGTERM');
+  const timer = setTimeout(() => replica.alive() && replica.child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -186,3 +186,58 @@ export async function until(check: () => boolean, what: string, ms = 3_000): Pro
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+let nextId = 1;
+/** A JSON-RPC answer to {@link taskRequest}, and the replica that gave it. */
+export interface TaskAnswer {
+  replica: string | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/**
+ * A raw 2026-07-28 request from a client of the tasks extension (the SDK v2 client refuses
+ * `resultType: 'task'`); returns the JSON-RPC answer and the replica HAProxy picked.
+ */
+export async function taskRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<TaskAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
+      ...(typeof params.taskId === 'string' && { 'mcp-name': params.taskId }),
+      connection: 'close',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
+        },
+      },
+    }),
+  });
+  const replica = response.headers.get('x-pier-replica') ?? new URL(url).port;
+  const text = await response.text();
+  // A JSON answer, or an SSE stream whose last data line is the answer.
+  const json = text.startsWith('{')
+    ? text
+    : (text
+        .match(/^data: (.*)$/gm)
+        ?.at(-1)
+        ?.slice(6) ?? 'null');
+  return { replica, ...(JSON.parse(json) as object) };
+}

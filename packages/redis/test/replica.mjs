@@ -1,9 +1,10 @@
 // Test fixture: one replica of a small notes server in its own process (so that a test can SIGKILL it),
-// with 2025-era sessions on and, when RELAY=1, the Redis session relay. Prints `READY <port>` on stdout.
+// with 2025-era sessions on and, when RELAY=1, the Redis session relay; with TASK_PREFIX, tasks in Redis
+// under that prefix (TASK_LEASE_MS: their `leaseMs`). Prints `READY <port>` on stdout.
 // Runs the built packages (`pnpm build` first; the package's test task depends on it).
 import { createServer, defineResource, defineServer, defineTool } from '@pier/core';
 import { healthPlugin } from '@pier/plugin-health';
-import { redisEventBus, redisSessionRelay } from '@pier/redis';
+import { redisEventBus, redisSessionRelay, redisTaskStore } from '@pier/redis';
 import { httpTransport } from '@pier/transport-http';
 
 const name = process.env.REPLICA_ID ?? 'r?';
@@ -25,6 +26,9 @@ const bus =
         stream: `${process.env.PREFIX ?? 'pier:'}events`,
       })
     : undefined;
+const tasks = process.env.TASK_PREFIX
+  ? redisTaskStore({ url: process.env.REDIS_URL, prefix: process.env.TASK_PREFIX })
+  : undefined;
 const URI = 'notes://index';
 // TRACE=1 (bench only): when an event passes each stage of this process, on stderr as
 // `TRACE <replica> <stage> <ms>` on the clock every process of the machine shares. Stages: `raise` (the
@@ -139,6 +143,19 @@ server = createServer(
           return String(at);
         },
       }),
+      defineTool({
+        name: 'slow',
+        task: 'required',
+        // Runs until aborted, at most 30 s.
+        handler: (_args, ctx) =>
+          new Promise((resolve) => {
+            const timer = setTimeout(() => resolve(`slow done by ${name}`), 30_000);
+            ctx.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              resolve('aborted');
+            });
+          }),
+      }),
     ],
     resources: [defineResource({ name: 'index', uri: URI, subscribable: true, handler: () => name })],
   }),
@@ -147,9 +164,17 @@ server = createServer(
     logStream: process.stderr,
     plugins: [healthPlugin({ checks: [] })],
     ...(tracedBus && { eventBus: tracedBus }),
+    ...(tasks && {
+      tasks: {
+        store: tasks,
+        ttlMs: 60_000,
+        pollIntervalMs: 50,
+        ...(process.env.TASK_LEASE_MS && { leaseMs: Number(process.env.TASK_LEASE_MS) }),
+      },
+    }),
   },
 );
-await Promise.all([relay?.ready, bus?.ready]);
+await Promise.all([relay?.ready, bus?.ready, tasks?.ready]);
 const address = await server.listen(
   httpTransport({
     port: 0,
@@ -165,5 +190,6 @@ process.once('SIGTERM', async () => {
   await server.close();
   await relay?.close();
   await bus?.close();
+  await tasks?.close();
   process.exit(0);
 });

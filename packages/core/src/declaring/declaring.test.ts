@@ -436,6 +436,9 @@ describe('createServer', () => {
     [{ closeHookTimeoutMs: Number.POSITIVE_INFINITY }, 'closeHookTimeoutMs'],
     [{ closeHookTimeoutMs: 2 ** 31 }, 'closeHookTimeoutMs'],
     [{ logStream: process.stdout.fd }, 'logStream'],
+    [{ tasks: { ttlMs: 0 } }, 'tasks.ttlMs'],
+    [{ tasks: { leaseMs: -1 } }, 'tasks.leaseMs'],
+    [{ tasks: { leaseMs: 1.5 } }, 'tasks.leaseMs'],
     ['verbose', 'options'],
   ])('rejects the options %j', (options, field) => {
     const error = thrown(() =>

@@ -234,50 +234,54 @@ class WatchedStore extends InMemoryTaskStore {
   }
 }
 
-describe('tasks on a store shared by two servers (watch)', () => {
-  function replica(store: TaskStore, aborted: string[]): PierServer {
-    return createServer(
-      defineServer({
-        name: 'tasks',
-        version: '1.0.0',
-        tools: [
-          defineTool({
-            name: 'wait',
-            task: 'required',
-            handler: async (_args, ctx) => {
-              // Bounded: ends by itself after 10 s if nothing aborts it.
-              await new Promise<void>((resolve) => {
-                const timer = setTimeout(resolve, 10_000);
-                ctx.signal.addEventListener('abort', () => {
-                  clearTimeout(timer);
-                  aborted.push('wait');
-                  resolve();
-                });
+/** One of several servers sharing `store`: `wait` runs until aborted (10 s at most), `confirm` asks first. */
+function replica(store: TaskStore, aborted: string[], leaseMs?: number): PierServer {
+  return createServer(
+    defineServer({
+      name: 'tasks',
+      version: '1.0.0',
+      tools: [
+        defineTool({
+          name: 'wait',
+          task: 'required',
+          handler: async (_args, ctx) => {
+            // Bounded: ends by itself after 10 s if nothing aborts it.
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, 10_000);
+              ctx.signal.addEventListener('abort', () => {
+                clearTimeout(timer);
+                aborted.push('wait');
+                resolve();
               });
-              return 'waited';
-            },
-          }),
-          defineTool({
-            name: 'confirm',
-            task: 'required',
-            handler: async (_args, ctx) => {
-              const answer = await ctx.elicit({
-                message: 'Sure?',
-                requestedSchema: {
-                  type: 'object',
-                  properties: { ok: { type: 'boolean' } },
-                  required: ['ok'],
-                },
-              });
-              return answer.content?.ok === true ? 'confirmed' : 'declined';
-            },
-          }),
-        ],
-      }),
-      { ...quiet, tasks: { store, ttlMs: 60_000, pollIntervalMs: 50 } },
-    );
-  }
+            });
+            return 'waited';
+          },
+        }),
+        defineTool({
+          name: 'confirm',
+          task: 'required',
+          handler: async (_args, ctx) => {
+            const answer = await ctx.elicit({
+              message: 'Sure?',
+              requestedSchema: {
+                type: 'object',
+                properties: { ok: { type: 'boolean' } },
+                required: ['ok'],
+              },
+            });
+            return answer.content?.ok === true ? 'confirmed' : 'declined';
+          },
+        }),
+      ],
+    }),
+    {
+      ...quiet,
+      tasks: { store, ttlMs: 60_000, pollIntervalMs: 50, ...(leaseMs !== undefined && { leaseMs }) },
+    },
+  );
+}
 
+describe('tasks on a store shared by two servers (watch)', () => {
   it('a cancel through the other server aborts the run, and an answer through it resumes the run', async () => {
     const store = new WatchedStore();
     const aborted: string[] = [];
@@ -416,6 +420,89 @@ describe('a task store outage', () => {
       status: 'failed',
       error: { code: -32603, message: 'the server shut down before the task finished' },
     });
+  });
+});
+
+describe('a task whose process died (leaseMs)', () => {
+  /** What a process killed mid-run leaves in a shared store: an unfinished task nobody renews. */
+  async function leftBehind(
+    store: TaskStore,
+    status: 'working' | 'input_required',
+    leaseUntil: number | undefined,
+  ): Promise<string> {
+    const now = Date.now();
+    const at = new Date(now - 5_000).toISOString();
+    const task = await store.create({
+      taskId: `left-${status}-${String(leaseUntil)}-${Math.random()}`,
+      principal: '',
+      status,
+      createdAt: at,
+      lastUpdatedAt: at,
+      ttlMs: 60_000,
+      expiresAt: now + 55_000,
+      ...(leaseUntil !== undefined && { leaseUntil }),
+      ...(status === 'input_required' && {
+        inputRequests: { ok: { method: 'elicitation/create', params: { message: 'Sure?' } } as never },
+        answers: {},
+      }),
+    });
+    return task.taskId;
+  }
+
+  it('a task whose lease ran out reads as failed, for good; one still leased, or without a lease, as it was', async () => {
+    const store = new InMemoryTaskStore();
+    const client = await connect(replica(store, []), WITH_TASKS);
+    const expired = await leftBehind(store, 'working', Date.now() - 1);
+    const failed = await call(client, 'tasks/get', { taskId: expired });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: 'the server process running the task stopped before it finished' },
+    });
+    // Saved so: every later read (through any server) agrees, and it is final.
+    expect(await store.get(expired)).toMatchObject({ status: 'failed' });
+    expect(await store.get(expired)).not.toHaveProperty('leaseUntil');
+    expect(await call(client, 'tasks/get', { taskId: expired })).toEqual(failed);
+
+    // A parked task too: an answer or a cancel through another server finds it failed, not waiting forever.
+    const parked = await leftBehind(store, 'input_required', Date.now() - 1);
+    await call(client, 'tasks/cancel', { taskId: parked });
+    expect(await call(client, 'tasks/get', { taskId: parked })).toMatchObject({ status: 'failed' });
+
+    // Negative controls: a lease still running, and a task saved without one, are left as they are.
+    const leased = await leftBehind(store, 'working', Date.now() + 60_000);
+    const unleased = await leftBehind(store, 'working', undefined);
+    expect(await call(client, 'tasks/get', { taskId: leased })).toMatchObject({ status: 'working' });
+    expect(await call(client, 'tasks/get', { taskId: unleased })).toMatchObject({ status: 'working' });
+  });
+
+  it('the server running a task renews its lease: another server reads it working long past leaseMs, its lastUpdatedAt untouched', async () => {
+    const store = new WatchedStore();
+    const aborted: string[] = [];
+    const a = await connect(replica(store, aborted, 600), WITH_TASKS);
+    const b = await connect(replica(store, [], 600), WITH_TASKS);
+    const created = await call(a, 'tools/call', { name: 'wait', arguments: {} });
+    const taskId = created.taskId as string;
+    const first = await store.get(taskId);
+    // Over three leases long: without the renewals, the read below would fail the task (first test).
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const later = await store.get(taskId);
+    expect(later?.leaseUntil).toBeGreaterThan(first?.leaseUntil as number);
+    expect(await call(b, 'tasks/get', { taskId })).toMatchObject({
+      status: 'working',
+      lastUpdatedAt: created.lastUpdatedAt,
+    });
+    expect(aborted).toEqual([]);
+    await call(b, 'tasks/cancel', { taskId });
+    for (let i = 0; i < 100 && aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(aborted).toEqual(['wait']);
+  });
+
+  it('leaseMs: 0 saves no lease', async () => {
+    const store = new InMemoryTaskStore();
+    const a = await connect(replica(store, [], 0), WITH_TASKS);
+    const created = await call(a, 'tools/call', { name: 'wait', arguments: {} });
+    expect(await store.get(created.taskId as string)).not.toHaveProperty('leaseUntil');
+    await call(a, 'tasks/cancel', { taskId: created.taskId });
   });
 });
 

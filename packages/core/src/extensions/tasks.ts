@@ -47,6 +47,14 @@ export interface TasksOptions {
   readonly ttlMs?: number;
   /** How often clients are told to poll, in ms. Default 1000. */
   readonly pollIntervalMs?: number;
+  /**
+   * How long an unfinished task outlives the process running it when that process dies without closing
+   * (SIGKILL, a crash, a lost machine), in ms: the process renews its tasks' lease every third of it, and
+   * a task whose lease ran out is saved `failed` by the next process that reads it, instead of staying
+   * `working` until its TTL. A process that cannot reach the store (or whose event loop is blocked) for
+   * longer loses its tasks the same way. `0`: no lease. Default 15 000.
+   */
+  readonly leaseMs?: number;
 }
 
 /** What a task run changes in the context its handler receives. */
@@ -81,6 +89,7 @@ export class Tasks {
   readonly #store: TaskStore;
   readonly #ttlMs: number;
   readonly #pollIntervalMs: number;
+  readonly #leaseMs: number;
   readonly #logger: Logger;
   readonly #runs = new Map<string, LocalRun>();
   readonly #unwatch: (() => void) | undefined;
@@ -90,6 +99,9 @@ export class Tasks {
   readonly #retries = new Set<() => void>();
   /** Status messages to save, one writer per task (see {@link Tasks.#saveStatusMessage}). */
   readonly #messages = new Map<string, { next: string | undefined }>();
+  /** Renews the lease of every task this process runs, while it runs any (see {@link TasksOptions.leaseMs}). */
+  #renewer: ReturnType<typeof setInterval> | undefined;
+  #renewing = false;
   #closed = false;
 
   constructor(
@@ -101,11 +113,16 @@ export class Tasks {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 3_600_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.#leaseMs = options.leaseMs ?? 15_000;
     this.#logger = logger;
     // A shared store tells of changes made through other processes: cancels and answers reach the run here.
     this.#unwatch = store.watch?.((taskId) => {
-      // `undefined`: the store reconnected, so saves that failed may succeed now.
-      if (taskId === undefined) this.#wakeRetries();
+      // `undefined`: the store reconnected, so saves that failed may succeed now, and leases that lapsed
+      // during the outage are pushed on before another process reads them.
+      if (taskId === undefined) {
+        this.#wakeRetries();
+        if (this.#renewer !== undefined) void this.#renewLeases();
+      }
       void this.#recheck(taskId);
     });
     this.#onStatus = onStatus;
@@ -143,9 +160,13 @@ export class Tasks {
           `Invalid params: ${call.method} needs a string taskId`,
         );
       }
-      const task = await this.#store.get(taskId);
+      let task = await this.#store.get(taskId);
       // Another principal's task is answered as if it did not exist.
       if (task === undefined || task.principal !== call.principal) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
+      }
+      if (this.#orphaned(task)) task = await this.#failOrphan(taskId);
+      if (task === undefined) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
       }
       return task;
@@ -251,6 +272,8 @@ export class Tasks {
     for (const [taskId, run] of this.#runs) this.#forget(taskId, run, new Error(SHUTDOWN_ERROR.message));
     await Promise.all(saves);
     this.#closed = true;
+    clearInterval(this.#renewer);
+    this.#renewer = undefined;
     this.#unwatch?.();
     this.#wakeRetries();
   }
@@ -266,6 +289,7 @@ export class Tasks {
       ttlMs: this.#ttlMs,
       pollIntervalMs: this.#pollIntervalMs,
       expiresAt: now + this.#ttlMs,
+      ...(this.#leaseMs > 0 && { leaseUntil: now + this.#leaseMs }),
       ...fields,
     });
     this.#onStatus?.({
@@ -288,13 +312,76 @@ export class Tasks {
     (expiry as { unref?: () => void }).unref?.();
     const run: LocalRun = { controller, invoke, capabilities, expiry, expiresAt: task.expiresAt };
     this.#runs.set(task.taskId, run);
+    if (this.#leaseMs > 0 && this.#renewer === undefined) {
+      this.#renewer = setInterval(() => void this.#renewLeases(), Math.max(1, Math.floor(this.#leaseMs / 3)));
+      (this.#renewer as { unref?: () => void }).unref?.();
+    }
     return run;
   }
 
   #forget(taskId: string, run: LocalRun, reason: Error = new Error('the task ended')): void {
     clearTimeout(run.expiry);
     if (this.#runs.get(taskId) === run) this.#runs.delete(taskId);
+    if (this.#runs.size === 0) {
+      clearInterval(this.#renewer);
+      this.#renewer = undefined;
+    }
     run.controller.abort(reason);
+  }
+
+  /**
+   * Pushes the lease of every task this process runs (parked ones too: their answers resume them here)
+   * a `leaseMs` ahead. A run whose task was finished or deleted elsewhere is stopped, as a watched change
+   * would. One renewal at a time; a store that fails is logged once per renewal, and tried at the next.
+   */
+  async #renewLeases(): Promise<void> {
+    if (this.#renewing) return;
+    this.#renewing = true;
+    let failed = 0;
+    let error: unknown;
+    try {
+      for (const [taskId, run] of [...this.#runs]) {
+        try {
+          const task = await this.#mutate(
+            taskId,
+            (current) =>
+              isFinal(current.status) ? undefined : { ...current, leaseUntil: Date.now() + this.#leaseMs },
+            false,
+          );
+          if (task === undefined || isFinal(task.status)) this.#forget(taskId, run);
+        } catch (cause) {
+          failed++;
+          error = cause;
+        }
+      }
+    } finally {
+      this.#renewing = false;
+    }
+    if (failed > 0) {
+      this.#logger.warn('task leases not renewed', { tasks: failed, error: messageOf(error) });
+    }
+  }
+
+  /** An unfinished task whose lease ran out, and whose run is not in this process: its process is gone. */
+  #orphaned(task: StoredTask): boolean {
+    return (
+      !isFinal(task.status) &&
+      task.leaseUntil !== undefined &&
+      task.leaseUntil < Date.now() &&
+      !this.#runs.has(task.taskId)
+    );
+  }
+
+  /** Saves an orphaned task `failed` (unless its process renewed it meanwhile); the task as it now is. */
+  async #failOrphan(taskId: string): Promise<StoredTask | undefined> {
+    let orphaned = false;
+    const task = await this.#mutate(taskId, (current) => {
+      orphaned = this.#orphaned(current);
+      return orphaned ? { ...finalFields(current), status: 'failed', error: ORPHANED_ERROR } : undefined;
+    });
+    if (orphaned)
+      this.#logger.warn('task failed: the process running it stopped renewing its lease', { taskId });
+    return task;
   }
 
   /** Waits for a run of the task's handler: its result finishes the task, its questions park it. */
@@ -346,7 +433,7 @@ export class Tasks {
       outcome.status,
       (task) => {
         if (isFinal(task.status)) return undefined;
-        const { inputRequests: _i, answers: _a, statusMessage: _s, ...kept } = task;
+        const { statusMessage: _s, ...kept } = finalFields(task);
         return { ...kept, ...outcome };
       },
       deadline,
@@ -504,19 +591,21 @@ export class Tasks {
   }
 
   async #cancel(taskId: string): Promise<void> {
-    const saved = await this.#mutate(taskId, (task) => {
-      if (isFinal(task.status)) return undefined;
-      const { inputRequests: _, answers: __, ...rest } = task;
-      return { ...rest, status: 'cancelled' };
-    });
+    const saved = await this.#mutate(taskId, (task) =>
+      isFinal(task.status) ? undefined : { ...finalFields(task), status: 'cancelled' },
+    );
     const run = this.#runs.get(taskId);
     if (run !== undefined && saved?.status === 'cancelled') this.#forget(taskId, run);
   }
 
-  /** Applies `change` with compare-and-set, retrying when another writer moved the task on. */
+  /**
+   * Applies `change` with compare-and-set, retrying when another writer moved the task on. `touch`: the
+   * change is news to the client (`lastUpdatedAt`); a lease renewal is not.
+   */
   async #mutate(
     taskId: string,
     change: (task: StoredTask) => TaskRecord | undefined,
+    touch = true,
   ): Promise<StoredTask | undefined> {
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const task = await this.#store.get(taskId);
@@ -525,7 +614,7 @@ export class Tasks {
       if (next === undefined) return task;
       const { version: _, ...record } = next as StoredTask;
       const saved = await this.#store.update(
-        { ...record, lastUpdatedAt: new Date().toISOString() },
+        touch ? { ...record, lastUpdatedAt: new Date().toISOString() } : record,
         task.version,
       );
       if (saved !== undefined) {
@@ -566,6 +655,18 @@ const SHUTDOWN_ERROR: TaskError = {
   code: ProtocolErrorCode.InternalError,
   message: 'the server shut down before the task finished',
 };
+
+/** The error of a task whose process stopped renewing its lease (killed, crashed, cut off from the store). */
+const ORPHANED_ERROR: TaskError = {
+  code: ProtocolErrorCode.InternalError,
+  message: 'the server process running the task stopped before it finished',
+};
+
+/** A task without what only an unfinished one carries: its questions, answers and lease. */
+function finalFields(task: StoredTask): Omit<StoredTask, 'inputRequests' | 'answers' | 'leaseUntil'> {
+  const { inputRequests: _i, answers: _a, leaseUntil: _l, ...kept } = task;
+  return kept;
+}
 
 /** A `CreateTaskResult`: the task's fields, flat, with `resultType: 'task'`. */
 function created(task: StoredTask): Record<string, unknown> {

@@ -127,7 +127,8 @@ export interface CreateServerOptions {
   readonly skills?: SkillsOption;
   /**
    * Where tool tasks (`@Tool({ task })`, the `io.modelcontextprotocol/tasks` extension) are kept and for how
-   * long: `store` (default in memory, one process; `@pier/redis` for replicas), `ttlMs`, `pollIntervalMs`.
+   * long: `store` (default in memory, one process; `@pier/redis` for replicas), `ttlMs`, `pollIntervalMs`,
+   * `leaseMs` (how soon a task whose process died reads as failed).
    */
   readonly tasks?: TasksOptions;
 }
@@ -735,7 +736,7 @@ function checkTasks(value: unknown, issues: OptionIssues): void {
     issues.expect('tasks', 'an object', value);
     return;
   }
-  const { store, ttlMs, pollIntervalMs } = value as Record<string, unknown>;
+  const { store, ttlMs, pollIntervalMs, leaseMs } = value as Record<string, unknown>;
   if (store !== undefined) {
     const methods = ['create', 'get', 'update', 'delete'] as const;
     if (methods.some((method) => typeof (store as Record<string, unknown> | null)?.[method] !== 'function')) {
@@ -751,6 +752,16 @@ function checkTasks(value: unknown, issues: OptionIssues): void {
     if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) > 0 && (ms as number) <= MAX_TIMER_MS)) {
       issues.expect(`tasks.${name}`, `a whole number of milliseconds > 0 and ≤ ${MAX_TIMER_MS}`, ms);
     }
+  }
+  if (
+    leaseMs !== undefined &&
+    !(Number.isInteger(leaseMs) && (leaseMs as number) >= 0 && (leaseMs as number) <= MAX_TIMER_MS)
+  ) {
+    issues.expect(
+      'tasks.leaseMs',
+      `a whole number of milliseconds ≥ 0 (0: no lease) and ≤ ${MAX_TIMER_MS}`,
+      leaseMs,
+    );
   }
 }
 

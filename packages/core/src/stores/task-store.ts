@@ -16,8 +16,8 @@ export interface TaskError {
 }
 
 /**
- * One task as Pier stores it. JSON only (a store may serialize it); `principal`, `expiresAt` and
- * `answers` never reach a client.
+ * One task as Pier stores it. JSON only (a store may serialize it); `principal`, `expiresAt`,
+ * `leaseUntil` and `answers` never reach a client.
  */
 export interface TaskRecord {
   /** Unguessable (128 random bits, base64url). */
@@ -34,6 +34,13 @@ export interface TaskRecord {
   readonly pollIntervalMs?: number;
   /** `createdAt + ttlMs`, in milliseconds since the epoch: a store must not return the task after it. */
   readonly expiresAt: number;
+  /**
+   * While the task is unfinished: until when (ms since the epoch) the process running it vouches for it.
+   * That process renews it every third of `tasks.leaseMs`; once it has passed, the process is presumed
+   * gone (killed, crashed) and whichever process reads the task next saves it `failed`. Absent: no lease
+   * (`leaseMs: 0`, or a task saved by an older Pier), and the task stays unfinished until its TTL.
+   */
+  readonly leaseUntil?: number;
   /** Questions waiting for `tasks/update`, by key (status `input_required`). */
   readonly inputRequests?: Readonly<Record<string, InputRequest>>;
   /** Answers gathered so far, by key: what the handler finds when it runs again. */
