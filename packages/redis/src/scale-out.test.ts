@@ -10,6 +10,7 @@ import {
   startRedis,
 } from './test-infra.js';
 import {
+  modernRequest,
   type Replica,
   sleep,
   startReplicas,
@@ -52,50 +53,12 @@ async function subscribed(url: string): Promise<Watcher & { owner: string }> {
   return Object.assign(w, { owner });
 }
 
-let nextId = 1;
-/** A raw 2026-07-28 request; returns the JSON-RPC answer and the replica HAProxy picked. */
-async function modern(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<{
-  replica: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-      connection: 'close',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
-      },
-    }),
-  });
-  return { replica: response.headers.get('x-pier-replica'), ...((await response.json()) as object) };
-}
-
 /** Round 1 of `greet` through the balancer, then round 2 until it lands on another replica (≤ 6 tries). */
 async function crossReplicaRound(lb: string) {
-  const first = await modern(lb, 'tools/call', { name: 'greet', arguments: {} });
+  const first = await modernRequest(lb, 'tools/call', { name: 'greet', arguments: {} });
   expect(first.result?.resultType).toBe('input_required');
   for (let attempt = 0; attempt < 6; attempt++) {
-    const second = await modern(lb, 'tools/call', {
+    const second = await modernRequest(lb, 'tools/call', {
       name: 'greet',
       arguments: {},
       inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
@@ -127,7 +90,7 @@ describe('3 replicas on the Redis bus behind HAProxy', () => {
   it('balances: 30 calls through the balancer reach at least 2 replicas, with no error', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 30; i++) {
-      const answer = await modern(roundRobin.url, 'tools/call', { name: 'whoami', arguments: {} });
+      const answer = await modernRequest(roundRobin.url, 'tools/call', { name: 'whoami', arguments: {} });
       const name = (answer.result?.content as { text: string }[] | undefined)?.[0]?.text;
       expect(answer.error).toBeUndefined();
       expect(name).toBe(answer.replica);
@@ -195,7 +158,7 @@ describe('3 replicas on the Redis bus behind HAProxy', () => {
       expect(ready).toMatchObject({ status: 200, body: { status: 'degraded' } });
       const live = await fetch(readyUrl.replace('/ready', '/live'));
       expect(live.status).toBe(200);
-      const call = await modern(roundRobin.url, 'tools/call', { name: 'whoami', arguments: {} });
+      const call = await modernRequest(roundRobin.url, 'tools/call', { name: 'whoami', arguments: {} });
       expect(call.error).toBeUndefined();
     } finally {
       await redis.restart();

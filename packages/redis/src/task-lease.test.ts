@@ -11,7 +11,7 @@ import {
   startRedis,
   stopReplica,
 } from './test-infra.js';
-import { sleep, type TaskAnswer, taskRequest, until } from './test-replicas.js';
+import { type ModernAnswer, modernRequest, sleep, until } from './test-replicas.js';
 
 const LEASE_MS = 1_000;
 let redis: RedisProcess;
@@ -39,7 +39,7 @@ async function pair(leaseMs: number): Promise<[ReplicaProcess, ReplicaProcess]> 
 
 /** Starts the `slow` task through `replica`; its id. */
 async function startSlow(replica: ReplicaProcess): Promise<string> {
-  const answer = await taskRequest(replica.url, 'tools/call', { name: 'slow', arguments: {} });
+  const answer = await modernRequest(replica.url, 'tools/call', { name: 'slow', arguments: {} });
   expect(answer.error).toBeUndefined();
   expect(answer.result).toMatchObject({ resultType: 'task', status: 'working' });
   return answer.result?.taskId as string;
@@ -56,15 +56,15 @@ describe('a task whose replica process was SIGKILLed', () => {
     const taskId = await startSlow(runner);
     // Two and a half leases: the runner's renewals keep it working for the other replica meanwhile.
     await sleep(2.5 * LEASE_MS);
-    expect((await taskRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
+    expect((await modernRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'working',
     });
 
     await kill(runner);
-    let last: TaskAnswer | undefined;
+    let last: ModernAnswer | undefined;
     // Bounded: ten leases at most (the lease alone should take one).
     for (let i = 0; i < 100; i++) {
-      last = await taskRequest(other.url, 'tasks/get', { taskId });
+      last = await modernRequest(other.url, 'tasks/get', { taskId });
       if (last.result?.status !== 'working') break;
       await sleep(LEASE_MS / 10);
     }
@@ -74,8 +74,8 @@ describe('a task whose replica process was SIGKILLed', () => {
       error: { code: -32603, message: 'the server process running the task stopped before it finished' },
     });
     // Final: a cancel through the survivor changes nothing.
-    await taskRequest(other.url, 'tasks/cancel', { taskId });
-    expect((await taskRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
+    await modernRequest(other.url, 'tasks/cancel', { taskId });
+    expect((await modernRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'failed',
     });
   });
@@ -85,7 +85,7 @@ describe('a task whose replica process was SIGKILLed', () => {
     const taskId = await startSlow(runner);
     await kill(runner);
     await sleep(3 * LEASE_MS);
-    expect((await taskRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
+    expect((await modernRequest(other.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'working',
     });
   });

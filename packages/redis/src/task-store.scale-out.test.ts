@@ -11,12 +11,12 @@ import {
   startRedis,
 } from './test-infra.js';
 import {
+  type ModernAnswer,
+  modernRequest,
   type Replica,
   sleep,
   startReplicas,
   stopReplicas,
-  type TaskAnswer,
-  taskRequest,
   until,
 } from './test-replicas.js';
 
@@ -34,7 +34,7 @@ const backends = (replicas: readonly Replica[]) =>
 
 /** Starts a task of `tool` through the balancer; its id and the replica running its handler. */
 async function started(lb: string, tool: string): Promise<{ taskId: string; created: string }> {
-  const answer = await taskRequest(lb, 'tools/call', { name: tool, arguments: {} });
+  const answer = await modernRequest(lb, 'tools/call', { name: tool, arguments: {} });
   expect(answer.error).toBeUndefined();
   expect(answer.result).toMatchObject({ resultType: 'task', pollIntervalMs: 50 });
   return { taskId: answer.result?.taskId as string, created: answer.replica as string };
@@ -58,9 +58,9 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
   it('a task created through one replica is polled through the others and its result fetched there', async () => {
     const { taskId, created } = await started(lb.url, 'quick');
     const pollers = new Set<string>();
-    let last: TaskAnswer | undefined;
+    let last: ModernAnswer | undefined;
     for (let i = 0; i < 100; i++) {
-      last = await taskRequest(lb.url, 'tasks/get', { taskId });
+      last = await modernRequest(lb.url, 'tasks/get', { taskId });
       expect(last.error).toBeUndefined();
       pollers.add(last.replica as string);
       if (last.result?.status === 'completed' && [...pollers].some((name) => name !== created)) break;
@@ -74,7 +74,7 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
     });
     // Every replica answers the same, directly too.
     for (const replica of replicas) {
-      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
+      expect((await modernRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
         status: 'completed',
       });
     }
@@ -84,14 +84,14 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
     const { taskId, created } = await started(lb.url, 'slow');
     const runner = owner(created);
     const elsewhere = others(runner.name)[0] as Replica;
-    expect((await taskRequest(elsewhere.url, 'tasks/get', { taskId })).result).toMatchObject({
+    expect((await modernRequest(elsewhere.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'working',
     });
-    expect((await taskRequest(elsewhere.url, 'tasks/cancel', { taskId })).result).toBeDefined();
+    expect((await modernRequest(elsewhere.url, 'tasks/cancel', { taskId })).result).toBeDefined();
     await until(() => runner.aborted.length === 1, `the run on ${runner.name} to be aborted`);
     expect(runner.aborted).toEqual([runner.name]);
     for (const replica of replicas) {
-      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
+      expect((await modernRequest(replica.url, 'tasks/get', { taskId })).result).toMatchObject({
         status: 'cancelled',
       });
     }
@@ -100,17 +100,17 @@ describe('tasks on 3 replicas sharing the Redis task store, behind HAProxy', () 
   it('a question asked on one replica is answered through another, and the task completes on the first', async () => {
     const { taskId, created } = await started(lb.url, 'confirm');
     const elsewhere = others(created)[1] as Replica;
-    const parked = await taskRequest(elsewhere.url, 'tasks/get', { taskId });
+    const parked = await modernRequest(elsewhere.url, 'tasks/get', { taskId });
     expect(parked.result?.status).toBe('input_required');
     const [key] = Object.keys(parked.result?.inputRequests as object);
-    const ack = await taskRequest(elsewhere.url, 'tasks/update', {
+    const ack = await modernRequest(elsewhere.url, 'tasks/update', {
       taskId,
       inputResponses: { [key as string]: { action: 'accept', content: { ok: true } } },
     });
     expect(ack.error).toBeUndefined();
-    let done: TaskAnswer | undefined;
+    let done: ModernAnswer | undefined;
     for (let i = 0; i < 100 && done?.result?.status !== 'completed'; i++) {
-      done = await taskRequest(lb.url, 'tasks/get', { taskId });
+      done = await modernRequest(lb.url, 'tasks/get', { taskId });
       if (done.result?.status !== 'completed') await sleep(20);
     }
     expect(done?.result).toMatchObject({
@@ -135,19 +135,21 @@ describe('negative control: 3 replicas with the embedded in-memory task store, b
   it('another replica does not know the task: tasks/get and tasks/cancel there are -32602, the run goes on', async () => {
     const { taskId, created } = await started(lb.url, 'slow');
     const runner = replicas.find((replica) => replica.name === created) as Replica;
-    expect((await taskRequest(runner.url, 'tasks/get', { taskId })).result).toMatchObject({
+    expect((await modernRequest(runner.url, 'tasks/get', { taskId })).result).toMatchObject({
       status: 'working',
     });
     for (const replica of replicas.filter((r) => r !== runner)) {
-      expect((await taskRequest(replica.url, 'tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
-      expect((await taskRequest(replica.url, 'tasks/cancel', { taskId })).error).toMatchObject({
+      expect((await modernRequest(replica.url, 'tasks/get', { taskId })).error).toMatchObject({
+        code: -32602,
+      });
+      expect((await modernRequest(replica.url, 'tasks/cancel', { taskId })).error).toMatchObject({
         code: -32602,
       });
     }
     await sleep(200);
     expect(runner.aborted).toEqual([]);
     // Through its own replica the cancel works (and stops the run before the fleet closes).
-    await taskRequest(runner.url, 'tasks/cancel', { taskId });
+    await modernRequest(runner.url, 'tasks/cancel', { taskId });
     await until(() => runner.aborted.length === 1, 'the local cancel');
   });
 });

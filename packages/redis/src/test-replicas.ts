@@ -189,22 +189,22 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 let nextId = 1;
-/** A JSON-RPC answer to {@link taskRequest}, and the replica that gave it. */
-export interface TaskAnswer {
+/** A JSON-RPC answer to {@link modernRequest}, and the replica that gave it. */
+export interface ModernAnswer {
   replica: string | null;
   result?: Record<string, unknown>;
   error?: { code: number; message: string };
 }
 
 /**
- * A raw 2026-07-28 request from a client of the tasks extension (the SDK v2 client refuses
- * `resultType: 'task'`); returns the JSON-RPC answer and the replica HAProxy picked.
+ * A raw 2026-07-28 request from a client that declares elicitation and the tasks extension (the SDK v2
+ * client refuses `resultType: 'task'`); returns the JSON-RPC answer and the replica HAProxy picked.
  */
-export async function taskRequest(
+export async function modernRequest(
   url: string,
   method: string,
   params: Record<string, unknown>,
-): Promise<TaskAnswer> {
+): Promise<ModernAnswer> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {

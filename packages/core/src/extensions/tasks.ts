@@ -162,10 +162,8 @@ export class Tasks {
       }
       let task = await this.#store.get(taskId);
       // Another principal's task is answered as if it did not exist.
-      if (task === undefined || task.principal !== call.principal) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
-      }
-      if (this.#orphaned(task)) task = await this.#failOrphan(taskId);
+      if (task?.principal !== call.principal) task = undefined;
+      else if (this.#orphaned(task)) task = await this.#failOrphan(taskId);
       if (task === undefined) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`, { taskId });
       }
